@@ -1,0 +1,52 @@
+"""Atomic file output: write to a temporary file beside the target, then rename."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from .errors import KinemorphError, OutputExistsError
+
+
+def check_writable(path: str | Path, *, force: bool = False) -> Path:
+    """Refuse an existing output unless force; refuse a missing parent folder."""
+    p = Path(path)
+    if p.exists() and not force:
+        raise OutputExistsError(f"{p}: exists; pass force=True (CLI: --force) to overwrite")
+    if p.exists() and p.is_dir():
+        raise KinemorphError(f"{p}: is a directory")
+    if not p.parent.exists():
+        raise KinemorphError(f"{p}: folder {p.parent} does not exist")
+    return p
+
+
+@contextmanager
+def atomic_path(path: str | Path, *, force: bool = False) -> Iterator[Path]:
+    """Yield a temporary path in the target's folder; rename it onto ``path`` on success,
+    remove it on failure, so that a failed write leaves nothing behind."""
+    p = check_writable(path, force=force)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, p)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_atomic(path: str | Path, writer: Callable[[IO[bytes]], None], *, force: bool = False) -> Path:
+    """Write through ``writer(file)`` into a temporary file, then rename onto ``path``."""
+    with atomic_path(path, force=force) as tmp:
+        with open(tmp, "wb") as f:
+            writer(f)
+    return Path(path)
+
+
+def write_text_atomic(path: str | Path, text: str, *, force: bool = False) -> Path:
+    return write_atomic(path, lambda f: f.write(text.encode("utf-8")), force=force)

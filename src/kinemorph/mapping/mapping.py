@@ -1,0 +1,264 @@
+"""Mapping: which source body drives which robot body, with weights, scales and offsets.
+
+Stored as JSON in GMR's ``ik_config`` layout (read and written unchanged), converted at once
+into named, validated types. GMR's layout: ``robot_root_name``, ``human_root_name``,
+``ground_height``, ``human_height_assumption``, ``use_ik_match_table1/2``,
+``human_scale_table`` {human body: scale}, and ``ik_match_table1/2`` {robot body:
+[human body, position weight, rotation weight, position offset xyz, rotation offset wxyz]}.
+kinemorph adds optional keys GMR ignores: ``source_preset`` and ``robot``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._files import write_text_atomic
+from ..errors import KinemorphError, MappingError, UnknownNameError
+from ..motion.motion import Motion
+from ..robots.robot import Robot
+
+
+@dataclass(frozen=True)
+class BodyTask:
+    """One robot body tracking one source body.
+
+    Attributes:
+        robot_body: robot body (MuJoCo body name).
+        source_body: source body (skeleton joint or preset's virtual body).
+        position_weight: cost on the position error [1/m].
+        rotation_weight: cost on the orientation error [1/rad].
+        position_offset: offset added in the target's (rotated) frame [m]. Shape: (3,).
+        rotation_offset: rotation applied on the right of the source orientation, wxyz. Shape: (4,).
+    """
+
+    robot_body: str
+    source_body: str
+    position_weight: float
+    rotation_weight: float
+    position_offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    rotation_offset: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
+
+    def __post_init__(self) -> None:
+        if self.position_weight < 0 or self.rotation_weight < 0:
+            raise MappingError(f"{self.robot_body}: weights must be >= 0")
+        if not (np.all(np.isfinite(self.position_offset)) and np.all(np.isfinite(self.rotation_offset))):
+            raise MappingError(f"{self.robot_body}: offsets must be finite")
+        n = float(np.linalg.norm(self.rotation_offset))
+        if abs(n - 1.0) > 1e-3:
+            raise MappingError(f"{self.robot_body}: rotation offset {list(self.rotation_offset)} is not a unit quaternion")
+        object.__setattr__(self, "rotation_offset", np.asarray(self.rotation_offset, float) / n)
+        object.__setattr__(self, "position_offset", np.asarray(self.position_offset, float))
+
+    @property
+    def active(self) -> bool:
+        return self.position_weight > 0 or self.rotation_weight > 0
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A source-to-robot mapping in two stages, as GMR solves it.
+
+    Attributes:
+        robot_root: the robot's floating-base body.
+        source_root: the source body about which positions are scaled.
+        scales: per source body, the factor applied to its offset from the root (the root's own
+            factor scales its position). Bodies without a scale are not used.
+        stage1, stage2: tasks of each stage; a stage may be empty (it is then skipped).
+        ground_height: GMR's ground_height [m] (subtracted from each local position offset, as GMR does).
+        human_height_assumption: the stature [m] the scales were made for.
+        source_preset, robot: what the mapping was made for (optional, checked when present).
+    """
+
+    robot_root: str
+    source_root: str
+    scales: dict[str, float]
+    stage1: tuple[BodyTask, ...]
+    stage2: tuple[BodyTask, ...]
+    ground_height: float = 0.0
+    human_height_assumption: float = 1.8
+    source_preset: str | None = None
+    robot: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.stage1 and not self.stage2:
+            raise MappingError("mapping has no tasks in either stage")
+        if self.human_height_assumption <= 0:
+            raise MappingError("human_height_assumption must be positive")
+        for s, v in self.scales.items():
+            if not np.isfinite(v) or v <= 0:
+                raise MappingError(f"human_scale_table[{s!r}] = {v}: scales must be positive")
+        if self.source_root not in self.scales:
+            raise MappingError(f"the source root {self.source_root!r} needs an entry in human_scale_table")
+        for name, stage in (("ik_match_table1", self.stage1), ("ik_match_table2", self.stage2)):
+            for t in stage:
+                if t.source_body not in self.scales:
+                    raise MappingError(
+                        f"{name}: {t.robot_body} follows {t.source_body!r}, which has no entry in human_scale_table"
+                    )
+
+    # -- names -----------------------------------------------------------------------------------
+    @property
+    def stages(self) -> tuple[tuple[BodyTask, ...], ...]:
+        return tuple(s for s in (self.stage1, self.stage2) if s)
+
+    def source_bodies(self) -> list[str]:
+        """Source bodies the mapping reads, root first, each once."""
+        out = [self.source_root]
+        for stage in (self.stage1, self.stage2):
+            for t in stage:
+                if t.source_body not in out:
+                    out.append(t.source_body)
+        return out
+
+    def robot_bodies(self) -> list[str]:
+        out: list[str] = []
+        for stage in (self.stage1, self.stage2):
+            for t in stage:
+                if t.robot_body not in out:
+                    out.append(t.robot_body)
+        return out
+
+    def check(self, motion: Motion, robot: Robot, *, where: str = "mapping") -> None:
+        """Raise a clear error when the mapping does not fit the motion or the robot."""
+        if motion.family != "other" and robot.family and motion.family != robot.family:
+            raise KinemorphError(
+                f"{motion.source} is a {motion.family} motion (preset {motion.preset}) but robot "
+                f"{robot.name} is a {robot.family}; pick a {motion.family} robot or another motion"
+            )
+        if self.source_preset and motion.preset != "generic" and motion.preset != self.source_preset:
+            raise MappingError(
+                f"{where} is made for {self.source_preset} sources, but {motion.source} was read with preset {motion.preset}"
+            )
+        for b in self.source_bodies():
+            if b not in motion.body_names:
+                raise UnknownNameError("source body", b, motion.body_names, where=f"{where} (motion {motion.source})")
+        for b in self.robot_bodies():
+            if b not in robot.body_names or b == "world":
+                raise UnknownNameError("robot body", b, robot.body_names[1:], where=f"{where} (robot {robot.name})")
+
+    # -- GMR layout --------------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], *, where: str = "mapping") -> Mapping:
+        """Read GMR's ik_config layout (plus kinemorph's optional keys)."""
+        if not isinstance(d, dict):
+            raise MappingError(f"{where}: expected a JSON object")
+        required = ("robot_root_name", "human_root_name", "human_scale_table", "ik_match_table1", "ik_match_table2")
+        missing = [k for k in required if k not in d]
+        if missing:
+            raise MappingError(f"{where}: missing key(s) {', '.join(missing)}")
+        known = set(required) | {
+            "ground_height", "human_height_assumption", "use_ik_match_table1", "use_ik_match_table2",
+            "source_preset", "robot",
+        }
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise MappingError(f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+        try:
+            scales = {str(k): float(v) for k, v in d["human_scale_table"].items()}
+        except (AttributeError, TypeError, ValueError):
+            raise MappingError(f"{where}: human_scale_table must map body names to numbers") from None
+
+        def table(key: str) -> tuple[BodyTask, ...]:
+            raw = d[key]
+            if not isinstance(raw, dict):
+                raise MappingError(f"{where}: {key} must be an object {{robot body: [...]}}")
+            tasks = []
+            for robot_body, entry in raw.items():
+                ctx = f"{where}: {key}[{robot_body!r}]"
+                if not isinstance(entry, (list, tuple)) or len(entry) != 5:
+                    raise MappingError(
+                        f"{ctx}: expected [source body, position weight, rotation weight, position offset xyz, rotation offset wxyz]"
+                    )
+                body, pw, rw, po, ro = entry
+                try:
+                    po_arr = np.asarray(po, dtype=float).reshape(3)
+                    ro_arr = np.asarray(ro, dtype=float).reshape(4)
+                    task = BodyTask(str(robot_body), str(body), float(pw), float(rw), po_arr, ro_arr)
+                except (TypeError, ValueError):
+                    raise MappingError(f"{ctx}: weights must be numbers, offsets 3 and 4 numbers") from None
+                except MappingError as exc:
+                    raise MappingError(f"{ctx}: {exc}") from None
+                if task.active:
+                    tasks.append(task)
+            return tuple(tasks)
+
+        stage1 = table("ik_match_table1") if d.get("use_ik_match_table1", True) else ()
+        stage2 = table("ik_match_table2") if d.get("use_ik_match_table2", True) else ()
+        try:
+            return cls(
+                robot_root=str(d["robot_root_name"]),
+                source_root=str(d["human_root_name"]),
+                scales=scales,
+                stage1=stage1,
+                stage2=stage2,
+                ground_height=float(d.get("ground_height", 0.0)),
+                human_height_assumption=float(d.get("human_height_assumption", 1.8)),
+                source_preset=d.get("source_preset"),
+                robot=d.get("robot"),
+            )
+        except MappingError as exc:
+            raise MappingError(f"{where}: {exc}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """GMR's ik_config layout (kinemorph's optional keys only when set)."""
+
+        def table(stage: Iterable[BodyTask]) -> dict[str, list[Any]]:
+            return {
+                t.robot_body: [
+                    t.source_body,
+                    t.position_weight,
+                    t.rotation_weight,
+                    [round(float(x), 9) for x in t.position_offset],
+                    [round(float(x), 9) for x in t.rotation_offset],
+                ]
+                for t in stage
+            }
+
+        d: dict[str, Any] = {
+            "robot_root_name": self.robot_root,
+            "human_root_name": self.source_root,
+            "ground_height": self.ground_height,
+            "human_height_assumption": self.human_height_assumption,
+            "use_ik_match_table1": bool(self.stage1),
+            "use_ik_match_table2": bool(self.stage2),
+            "human_scale_table": {k: round(float(v), 6) for k, v in self.scales.items()},
+            "ik_match_table1": table(self.stage1),
+            "ik_match_table2": table(self.stage2),
+        }
+        if self.source_preset:
+            d["source_preset"] = self.source_preset
+        if self.robot:
+            d["robot"] = self.robot
+        return d
+
+    @classmethod
+    def load(cls, path: str | Path) -> Mapping:
+        p = Path(path)
+        if not p.is_file():
+            raise MappingError(f"{p}: no such mapping file")
+        try:
+            d = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise MappingError(f"{p}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        except UnicodeDecodeError:
+            raise MappingError(f"{p}: not a text file") from None
+        return cls.from_dict(d, where=str(p))
+
+    def save(self, path: str | Path, *, force: bool = False) -> Path:
+        return write_text_atomic(path, json.dumps(self.to_dict(), indent=2) + "\n", force=force)
+
+
+def load_mapping(path_or_robot: str | Path, preset: str = "lafan1") -> Mapping:
+    """A mapping from a JSON file, or the shipped default of a known robot for a source preset."""
+    from ..robots.registry import KNOWN_ROBOTS, default_mapping_path
+
+    s = str(path_or_robot)
+    if s in KNOWN_ROBOTS:
+        return Mapping.load(default_mapping_path(s, preset))
+    return Mapping.load(s)

@@ -1,0 +1,162 @@
+"""Motion: a skeleton animated over time, in world Z-up metres."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import KinemorphError, UnknownNameError
+from ..transforms import quat_mul, quat_rotate
+from .skeleton import Skeleton
+
+FAMILIES = ("humanoid", "quadruped", "other")
+
+
+def forward_kinematics(
+    skeleton: Skeleton, local_rot: np.ndarray, local_pos: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Global joint positions (T, J, 3) and rotations (T, J, 4) from local transforms.
+
+    Vectorised over frames: one pass over the joints, each a few array operations on (T, ...).
+    local_rot: (T, J, 4) wxyz; local_pos: (T, J, 3), the translation of each joint in its parent's frame.
+    """
+    t, j = local_rot.shape[:2]
+    gpos = np.empty((t, j, 3))
+    grot = np.empty((t, j, 4))
+    gpos[:, 0] = local_pos[:, 0]
+    grot[:, 0] = local_rot[:, 0]
+    for i in range(1, j):
+        p = skeleton.parents[i]
+        gpos[:, i] = gpos[:, p] + quat_rotate(grot[:, p], local_pos[:, i])
+        grot[:, i] = quat_mul(grot[:, p], local_rot[:, i])
+    return gpos, grot
+
+
+@dataclass(frozen=True)
+class Motion:
+    """A motion clip in the library's convention: world Z-up, metres, seconds, wxyz quaternions.
+
+    Attributes:
+        skeleton: joint tree, offsets in metres in the Z-up convention.
+        fps: frames per second [1/s].
+        local_rotations: joint rotations in the parent's frame. Shape: (T, J, 4).
+        local_positions: joint translations in the parent's frame [m]. Shape: (T, J, 3).
+        body_names: names of the bodies: the skeleton's joints, then any virtual bodies of the preset.
+        positions: global body positions [m]. Shape: (T, B, 3).
+        rotations: global body orientations. Shape: (T, B, 4).
+        family: "humanoid", "quadruped" or "other": which robots the clip suits.
+        source: where it came from (a path, or a description), for messages.
+        preset: the preset that produced it.
+    """
+
+    skeleton: Skeleton
+    fps: float
+    local_rotations: np.ndarray
+    local_positions: np.ndarray
+    body_names: tuple[str, ...]
+    positions: np.ndarray
+    rotations: np.ndarray
+    family: str = "other"
+    source: str = "<memory>"
+    preset: str = "generic"
+    meta: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        t = self.local_rotations.shape[0]
+        j = self.skeleton.num_joints
+        b = len(self.body_names)
+        if t == 0:
+            raise KinemorphError(f"{self.source}: the motion has no frames")
+        if not np.isfinite(self.fps) or self.fps <= 0:
+            raise KinemorphError(f"{self.source}: fps must be positive, got {self.fps}")
+        expect = {
+            "local_rotations": (t, j, 4),
+            "local_positions": (t, j, 3),
+            "positions": (t, b, 3),
+            "rotations": (t, b, 4),
+        }
+        for name, shape in expect.items():
+            got = getattr(self, name).shape
+            if got != shape:
+                raise KinemorphError(f"{self.source}: {name} has shape {got}, expected {shape}")
+        if self.family not in FAMILIES:
+            raise KinemorphError(f"family must be one of {', '.join(FAMILIES)}, got {self.family!r}")
+        if not (np.isfinite(self.positions).all() and np.isfinite(self.rotations).all()):
+            raise KinemorphError(f"{self.source}: the motion has non-finite poses")
+
+    @classmethod
+    def from_local(
+        cls,
+        skeleton: Skeleton,
+        fps: float,
+        local_rotations: np.ndarray,
+        local_positions: np.ndarray,
+        *,
+        virtual: dict[str, tuple[str, str]] | None = None,
+        family: str = "other",
+        source: str = "<memory>",
+        preset: str = "generic",
+    ) -> Motion:
+        """Build a motion by forward kinematics.
+
+        virtual: extra bodies, name -> (joint giving the position, joint giving the orientation),
+        e.g. LAFAN1's LeftFootMod = (LeftFoot, LeftToe).
+        """
+        gpos, grot = forward_kinematics(skeleton, local_rotations, local_positions)
+        names = list(skeleton.names)
+        if virtual:
+            extra_p = [gpos[:, skeleton.index(p)] for p, _ in virtual.values()]
+            extra_r = [grot[:, skeleton.index(r)] for _, r in virtual.values()]
+            gpos = np.concatenate([gpos, np.stack(extra_p, axis=1)], axis=1)
+            grot = np.concatenate([grot, np.stack(extra_r, axis=1)], axis=1)
+            names += list(virtual)
+        return cls(
+            skeleton=skeleton,
+            fps=float(fps),
+            local_rotations=local_rotations,
+            local_positions=local_positions,
+            body_names=tuple(names),
+            positions=gpos,
+            rotations=grot,
+            family=family,
+            source=source,
+            preset=preset,
+        )
+
+    @property
+    def num_frames(self) -> int:
+        return int(self.positions.shape[0])
+
+    @property
+    def duration(self) -> float:
+        """Length [s] from the first to past the last frame."""
+        return self.num_frames / self.fps
+
+    def index(self, name: str) -> int:
+        """Index of a body by name; raises UnknownNameError listing the bodies."""
+        try:
+            return self.body_names.index(name)
+        except ValueError:
+            raise UnknownNameError("body", name, self.body_names, where=self.source) from None
+
+    def body(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Global position (T, 3) [m] and orientation (T, 4) of a body."""
+        i = self.index(name)
+        return self.positions[:, i], self.rotations[:, i]
+
+    def height(self) -> float:
+        """Standing height estimate [m]: top of the skeleton above its lowest point, median over frames."""
+        z = self.positions[..., 2]
+        return float(np.median(z.max(axis=1) - z.min(axis=1)))
+
+    def slice(self, start: int = 0, stop: int | None = None) -> Motion:
+        """Frames [start, stop) as a new motion."""
+        sl = np.s_[start:stop]
+        return replace(
+            self,
+            local_rotations=self.local_rotations[sl],
+            local_positions=self.local_positions[sl],
+            positions=self.positions[sl],
+            rotations=self.rotations[sl],
+        )

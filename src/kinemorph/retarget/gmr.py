@@ -1,0 +1,201 @@
+"""Engine ``gmr``: GMR's two-stage differential IK (General Motion Retargeting, Ze et al. 2025).
+
+Per frame, starting from the previous frame's solution: stage 1 then stage 2, each a weighted
+damped differential-IK step (ik.py) repeated while the stage's summed task error improves by more
+than ``tolerance``, at most ``max_extra_iterations`` more times. The whole clip runs in compiled
+code, a chunk of frames at a time so that progress can be reported between chunks.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..errors import ConfigError
+from ..mapping.mapping import Mapping
+from ..motion.motion import Motion
+from ..progress import Progress, report
+from ..robots.robot import Robot
+from ..robots.robot_motion import Keypoints, RobotMotion
+from . import ik
+from .targets import scaled_positions, stage_targets
+
+INIT_CHOICES = ("target", "qpos0", "rest")
+
+
+@dataclass(frozen=True)
+class GmrConfig:
+    """Settings of the gmr engine. Defaults are GMR's except where noted.
+
+    Attributes:
+        damping: Levenberg-Marquardt damping added to the step's Hessian diagonal (GMR: 0.5).
+        lm_damping: per-task damping, times the task's squared weighted error (GMR: 1).
+        tolerance: a stage repeats while its error falls by more than this (GMR: 1e-3).
+        max_extra_iterations: repeats per stage after the first step (GMR: 10).
+        human_height: source stature [m]; every scale is multiplied by human_height /
+            mapping.human_height_assumption. None keeps the mapping's scales (ratio 1).
+            GMR's BVH pipeline uses 1.75.
+        ground: "auto" shifts the root so the robot's planted feet rest on the floor (kinemorph);
+            "off" leaves heights as the targets give them (GMR).
+        init: first frame's start: "target" (root on its target, joints at rest; kinemorph),
+            "rest" (the robot's standing keyframe), "qpos0" (the model's qpos0; GMR).
+    """
+
+    damping: float = 0.5
+    lm_damping: float = 1.0
+    tolerance: float = 1e-3
+    max_extra_iterations: int = 10
+    human_height: float | None = None
+    ground: str = "auto"
+    init: str = "target"
+
+    def __post_init__(self) -> None:
+        if not self.damping >= 0 or not self.lm_damping >= 0:
+            raise ConfigError("damping and lm_damping must be >= 0")
+        if not self.tolerance >= 0:
+            raise ConfigError("tolerance must be >= 0")
+        if self.max_extra_iterations < 0:
+            raise ConfigError("max_extra_iterations must be >= 0")
+        if self.human_height is not None and not (0.3 < self.human_height < 3.0):
+            raise ConfigError(f"human_height must be in metres between 0.3 and 3, got {self.human_height}")
+        if self.ground not in ("auto", "off"):
+            raise ConfigError(f"ground must be 'auto' or 'off', got {self.ground!r}")
+        if self.init not in INIT_CHOICES:
+            raise ConfigError(f"init must be one of {', '.join(INIT_CHOICES)}, got {self.init!r}")
+
+    @classmethod
+    def gmr_compatible(cls) -> GmrConfig:
+        """Exactly GMR's BVH pipeline: human height 1.75 m, no ground fit, start from qpos0."""
+        return cls(human_height=1.75, ground="off", init="qpos0")
+
+
+@njit(cache=True)
+def _solve_frames(
+    model: ik.IkModel,
+    tasks: ik.TaskSet,
+    targets: np.ndarray,
+    damping: float,
+    tolerance: float,
+    max_extra: int,
+    start: int,
+    stop: int,
+    out_qpos: np.ndarray,
+    out_iters: np.ndarray,
+    out_err: np.ndarray,
+    sc: ik.Scratch,
+) -> int:
+    """Solve frames [start, stop). targets: (T, S, K, 7). Returns the number of QP failures."""
+    failures = 0
+    nstage = tasks.count.shape[0]
+    for f in range(start, stop):
+        iters = 0
+        for s in range(nstage):
+            if tasks.count[s] == 0:
+                continue
+            tgt = targets[f, s]
+            curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
+            for i in range(sc.state.shape[0]):
+                sc.state[i] = 0
+            if ik.ik_step(model, tasks, s, damping, sc) < 0:
+                failures += 1
+            iters += 1
+            nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
+            extra = 0
+            while curr - nxt > tolerance and extra < max_extra:
+                curr = nxt
+                if ik.ik_step(model, tasks, s, damping, sc) < 0:
+                    failures += 1
+                iters += 1
+                nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
+                extra += 1
+            out_err[f, s] = nxt
+        out_iters[f] = iters
+        for i in range(model.nq):
+            out_qpos[f, i] = model.qpos[i]
+    return failures
+
+
+def _initial_qpos(robot: Robot, mapping: Mapping, targets: np.ndarray, stage_index: int, task_index: int, init: str) -> np.ndarray:
+    if init == "qpos0":
+        return robot.model.qpos0.copy()
+    q = robot.rest_qpos()
+    if init == "target" and task_index >= 0:
+        q[:3] = targets[0, stage_index, task_index, :3]
+        q[3:7] = targets[0, stage_index, task_index, 3:]
+    return q
+
+
+def solve_gmr(
+    motion: Motion,
+    robot: Robot,
+    mapping: Mapping,
+    config: GmrConfig | None = None,
+    *,
+    progress: Progress | None = None,
+    chunk: int = 200,
+) -> RobotMotion:
+    """Retarget a motion with GMR's method. See the module docstring."""
+    cfg = config or GmrConfig()
+    mapping.check(motion, robot)
+    ratio = 1.0 if cfg.human_height is None else cfg.human_height / mapping.human_height_assumption
+    t_start = time.perf_counter()
+
+    stages = mapping.stages
+    scaled = scaled_positions(motion, mapping, height_ratio=ratio)
+    kmax = max(len(s) for s in stages)
+    targets = np.zeros((motion.num_frames, len(stages), kmax, 7))
+    targets[..., 3] = 1.0
+    for i, st in enumerate(stages):
+        targets[:, i, : len(st)] = stage_targets(motion, mapping, st, height_ratio=ratio, scaled=scaled)
+    t_targets = time.perf_counter()
+
+    model = ik.build_ik_model(robot.model, robot.data)
+    task_set = ik.build_task_set(
+        model,
+        [[(robot.body_id(t.robot_body), t.position_weight, t.rotation_weight) for t in st] for st in stages],
+        cfg.lm_damping,
+    )
+    root_task = next(((i, k) for i, st in enumerate(stages) for k, t in enumerate(st) if t.robot_body == mapping.robot_root), (0, -1))
+    robot.data.qpos[:] = _initial_qpos(robot, mapping, targets, root_task[0], root_task[1], cfg.init)
+    ik.kinematics(model.model_addr, model.data_addr)
+
+    n = motion.num_frames
+    out_qpos = np.zeros((n, robot.nq))
+    out_iters = np.zeros(n, dtype=np.int64)
+    out_err = np.zeros((n, len(stages)))
+    scratch = ik.make_scratch(robot.nv, kmax)
+    failures = 0
+    t_loop = time.perf_counter()
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        failures += _solve_frames(
+            model, task_set, targets, cfg.damping, cfg.tolerance, cfg.max_extra_iterations, a, b,
+            out_qpos, out_iters, out_err, scratch,
+        )
+        report(progress, b, n)
+    t_done = time.perf_counter()
+
+    # Keypoints for tracking metrics: the position target of every task with a position weight.
+    kp_bodies: list[str] = []
+    kp_pos: list[np.ndarray] = []
+    for i, st in enumerate(stages):
+        for k, t in enumerate(st):
+            if t.position_weight > 0 and t.robot_body not in kp_bodies:
+                kp_bodies.append(t.robot_body)
+                kp_pos.append(targets[:, i, k, :3])
+    keypoints = Keypoints(tuple(kp_bodies), np.stack(kp_pos, axis=1)) if kp_bodies else None
+    info = {
+        "engine": "gmr",
+        "frames": n,
+        "iterations_per_frame": float(out_iters.mean()),
+        "qp_failures": int(failures),
+        "seconds_targets": t_targets - t_start,
+        "seconds_solve": t_done - t_loop,
+        "frames_per_s": n / max(t_done - t_loop, 1e-12),
+        "height_ratio": ratio,
+        "stage_error_final_mean": [float(x) for x in out_err.mean(axis=0)],
+    }
+    return RobotMotion.from_qpos(robot.name, motion.fps, out_qpos, robot.dof_names, keypoints=keypoints, info=info)

@@ -1,0 +1,92 @@
+"""The robots kinemorph knows by name. One registry; the CLI's choices come from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from ..errors import UnknownNameError
+
+
+@dataclass(frozen=True)
+class RobotInfo:
+    """A known robot.
+
+    Attributes:
+        name: registry key (also the mujoco-menagerie name).
+        family: "humanoid" or "quadruped".
+        root_body: the floating-base body.
+        feet: bodies that touch the ground, left before right (quadrupeds: FL, FR, RL, RR).
+        rest_key: keyframe holding a standing pose ("" when the model has none).
+        mappings: default mapping file per source preset (files in kinemorph/robots/mappings/).
+    """
+
+    name: str
+    family: str
+    root_body: str
+    feet: tuple[str, ...]
+    rest_key: str = ""
+    mappings: dict[str, str] = field(default_factory=dict)
+
+
+KNOWN_ROBOTS: dict[str, RobotInfo] = {
+    r.name: r
+    for r in (
+        RobotInfo(
+            name="unitree_g1",
+            family="humanoid",
+            root_body="pelvis",
+            feet=("left_ankle_roll_link", "right_ankle_roll_link"),
+            rest_key="stand",
+            mappings={"lafan1": "lafan1_to_unitree_g1.json"},
+        ),
+        RobotInfo(
+            name="booster_t1",
+            family="humanoid",
+            root_body="Trunk",
+            feet=("left_foot_link", "right_foot_link"),
+            rest_key="home",
+            mappings={"lafan1": "lafan1_to_booster_t1.json"},
+        ),
+        RobotInfo(
+            name="unitree_h1",
+            family="humanoid",
+            root_body="pelvis",
+            feet=("left_ankle_link", "right_ankle_link"),
+            mappings={"lafan1": "lafan1_to_unitree_h1.json"},
+        ),
+        RobotInfo(
+            name="unitree_go2",
+            family="quadruped",
+            root_body="base",
+            feet=("FL_calf", "FR_calf", "RL_calf", "RR_calf"),
+            rest_key="home",
+        ),
+        RobotInfo(
+            name="unitree_a1",
+            family="quadruped",
+            root_body="trunk",
+            feet=("FL_calf", "FR_calf", "RL_calf", "RR_calf"),
+            rest_key="home",
+        ),
+    )
+}
+
+
+def robot_info(name: str) -> RobotInfo:
+    """The registry entry of a known robot; UnknownNameError lists the known ones."""
+    try:
+        return KNOWN_ROBOTS[name]
+    except KeyError:
+        raise UnknownNameError("robot", name, KNOWN_ROBOTS) from None
+
+
+def default_mapping_path(robot: str, preset: str) -> Path:
+    """Path of the shipped default mapping of a known robot for a source preset."""
+    info = robot_info(robot)
+    if preset not in info.mappings:
+        raise UnknownNameError(
+            f"source preset with a default mapping for {robot}", preset, info.mappings
+        )
+    return Path(str(resources.files("kinemorph.robots") / "mappings" / info.mappings[preset]))

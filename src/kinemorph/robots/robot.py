@@ -1,0 +1,217 @@
+"""Robot: a MuJoCo model with the joint order, limits, feet and kinematics kinemorph needs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from ..errors import KinemorphError, RobotLoadError, UnknownNameError
+from .registry import KNOWN_ROBOTS, RobotInfo, robot_info
+
+def _menagerie_file(name: str) -> Path:
+    import mujoco_menagerie
+
+    try:
+        entry = mujoco_menagerie.get(name)
+        default = next(e for e in entry.entry_points if e.name == entry.default_model)
+        path = Path(entry.path()) / default.file
+    except Exception as exc:  # the package raises its own error types, and download errors offline
+        root = os.environ.get("MENAGERIE_ROOT", "(unset)")
+        raise RobotLoadError(
+            f"robot {name!r}: mujoco-menagerie could not provide the model ({type(exc).__name__}: {exc}); "
+            f"MENAGERIE_ROOT={root}. Offline machines need MENAGERIE_ROOT pointing at a local copy."
+        ) from None
+    if not path.is_file():
+        raise RobotLoadError(f"robot {name!r}: model file {path} is missing (MENAGERIE_ROOT={os.environ.get('MENAGERIE_ROOT')})")
+    return path
+
+
+def _compile(path: Path, *, meshes: bool) -> mujoco.MjModel:
+    """Compile an MJCF or URDF file. Without meshes, mesh geoms and assets are dropped: kinematics
+    and primitive collision geoms are unchanged and compiling is 10-50x faster, but a body whose
+    inertia came from mesh geoms loses it, so dynamics and rendering ask for meshes=True.
+    A model without a free joint gets one on its first body, so that every robot has a floating base."""
+    try:
+        spec = mujoco.MjSpec.from_file(str(path))
+    except Exception as exc:
+        raise RobotLoadError(f"{path}: cannot parse robot model: {exc}") from None
+    if not meshes:
+        for g in list(spec.geoms):
+            if g.type == mujoco.mjtGeom.mjGEOM_MESH:
+                spec.delete(g)
+        for m in list(spec.meshes):
+            spec.delete(m)
+    if not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints):
+        bodies = spec.worldbody.bodies
+        if not bodies:
+            raise RobotLoadError(f"{path}: the model has no bodies")
+        bodies[0].add_freejoint()
+    try:
+        return spec.compile()
+    except Exception as exc:
+        raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
+
+
+@dataclass(frozen=True)
+class RobotPose:
+    """Body poses of a robot over frames. positions (T, nbody, 3) [m], rotations (T, nbody, 4) wxyz."""
+
+    positions: np.ndarray
+    rotations: np.ndarray
+
+
+class Robot:
+    """A floating-base robot model.
+
+    The joint order is the MuJoCo model's: ``dof_names`` lists the actuated (non-free) joints in
+    qpos order, each with one coordinate (hinge or slide). qpos = [root pos (3), root quat wxyz (4), dof (n)].
+    """
+
+    def __init__(self, model: mujoco.MjModel, *, name: str, path: Path, info: RobotInfo) -> None:
+        self.model = model
+        self.data = mujoco.MjData(model)
+        self.name = name
+        self.path = path
+        self.family = info.family
+        free = [j for j in range(model.njnt) if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_FREE)]
+        if len(free) != 1 or model.jnt_qposadr[free[0]] != 0:
+            raise RobotLoadError(f"{path}: expected exactly one free joint at the start of qpos, found {len(free)}")
+        joints = [j for j in range(model.njnt) if j != free[0]]
+        bad = [model.joint(j).name for j in joints if int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))]
+        if bad:
+            raise RobotLoadError(f"{path}: only hinge and slide joints are supported besides the free joint; found {', '.join(bad)}")
+        self.joint_ids = np.array(joints, dtype=np.int64)
+        self.dof_names = tuple(model.joint(j).name or f"joint{j}" for j in joints)
+        self.root_body_id = int(model.jnt_bodyid[free[0]])
+        self.root_body = model.body(self.root_body_id).name
+        if info.root_body and info.root_body != self.root_body:
+            raise RobotLoadError(f"{path}: root body is {self.root_body!r}, the registry says {info.root_body!r}")
+        limited = model.jnt_limited[joints].astype(bool)
+        rng = model.jnt_range[joints]
+        self.lower = np.where(limited, rng[:, 0], -np.inf)
+        self.upper = np.where(limited, rng[:, 1], np.inf)
+        self.body_names = tuple(model.body(i).name for i in range(model.nbody))
+        self.feet = tuple(info.feet) if info.feet else self._guess_feet()
+        for f in self.feet:
+            self.body_id(f)
+        self.rest_key = info.rest_key
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def load(cls, name_or_path: str | Path, *, meshes: bool = False) -> Robot:
+        """A known robot by name (see ``KNOWN_ROBOTS``) or any MJCF (.xml) or URDF (.urdf) path."""
+        s = str(name_or_path)
+        if s in KNOWN_ROBOTS:
+            info = robot_info(s)
+            path = _menagerie_file(s)
+        elif s.lower().endswith((".xml", ".urdf", ".mjcf")):
+            path = Path(s)
+            if not path.is_file():
+                raise RobotLoadError(f"{path}: no such robot model file")
+            info = RobotInfo(name=path.stem, family="", root_body="", feet=())
+        else:
+            raise UnknownNameError("robot", s, [*KNOWN_ROBOTS, "<path to .xml or .urdf>"])
+        model = _compile(path, meshes=meshes)
+        robot = cls(model, name=info.name, path=path, info=info)
+        if not info.family:
+            robot.family = robot._guess_family()
+        return robot
+
+    def _guess_feet(self) -> tuple[str, ...]:
+        """Most distal bodies whose names say foot, ankle or toe (for models not in the registry)."""
+        keys = ("foot", "ankle", "toe", "calf")
+        cand = [i for i, n in enumerate(self.body_names) if any(k in n.lower() for k in keys)]
+        distal = []
+        for i in cand:
+            if not any(self._is_ancestor(i, j) for j in cand if j != i):
+                distal.append(i)
+        return tuple(self.body_names[i] for i in distal)
+
+    def _guess_family(self) -> str:
+        return "quadruped" if len(self.feet) == 4 else "humanoid"
+
+    def _is_ancestor(self, a: int, b: int) -> bool:
+        while b > 0:
+            b = int(self.model.body_parentid[b])
+            if b == a:
+                return True
+        return False
+
+    # -- names ----------------------------------------------------------------------------------
+    @property
+    def nq(self) -> int:
+        return int(self.model.nq)
+
+    @property
+    def nv(self) -> int:
+        return int(self.model.nv)
+
+    @property
+    def num_dofs(self) -> int:
+        return len(self.dof_names)
+
+    def body_id(self, name: str) -> int:
+        """Body index by name; UnknownNameError lists the robot's bodies."""
+        i = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, name)
+        if i < 0 or name == "world":
+            raise UnknownNameError("body", name, self.body_names[1:], where=f"robot {self.name}")
+        return int(i)
+
+    # -- poses ----------------------------------------------------------------------------------
+    def rest_qpos(self) -> np.ndarray:
+        """A standing configuration: the registry's keyframe when the model has it, else qpos0."""
+        if self.rest_key:
+            k = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, self.rest_key)
+            if k >= 0:
+                return self.model.key_qpos[k].copy()
+        return self.model.qpos0.copy()
+
+    def qpos(self, root_pos: np.ndarray, root_rot: np.ndarray, dof_pos: np.ndarray) -> np.ndarray:
+        """Stack root position (..., 3), root quaternion wxyz (..., 4) and joint values (..., n)."""
+        return np.concatenate([root_pos, root_rot, dof_pos], axis=-1)
+
+    def fk(self, qpos: np.ndarray) -> RobotPose:
+        """Body poses for one configuration (nq,) or many (T, nq); results always have a T axis."""
+        q = np.atleast_2d(np.asarray(qpos, dtype=np.float64))
+        if q.shape[1] != self.nq:
+            raise KinemorphError(f"robot {self.name}: qpos has {q.shape[1]} entries, expected {self.nq}")
+        pos = np.empty((q.shape[0], self.model.nbody, 3))
+        rot = np.empty((q.shape[0], self.model.nbody, 4))
+        m, d = self.model, self.data
+        for t in range(q.shape[0]):
+            d.qpos[:] = q[t]
+            mujoco.mj_kinematics(m, d)
+            pos[t] = d.xpos
+            rot[t] = d.xquat
+        return RobotPose(pos, rot)
+
+    def jacobian(self, qpos: np.ndarray, body: str) -> np.ndarray:
+        """World-aligned Jacobian of a body's origin: rows [linear (3); angular (3)]. Shape: (6, nv)."""
+        b = self.body_id(body)
+        self.data.qpos[:] = qpos
+        mujoco.mj_kinematics(self.model, self.data)
+        mujoco.mj_comPos(self.model, self.data)
+        jac = np.zeros((6, self.nv))
+        mujoco.mj_jacBody(self.model, self.data, jac[:3], jac[3:], b)
+        return jac
+
+    def integrate(self, qpos: np.ndarray, velocity: np.ndarray, dt: float = 1.0) -> np.ndarray:
+        """qpos advanced by a tangent velocity (nv,) over dt [s] (quaternion-aware)."""
+        out = np.array(qpos, dtype=np.float64, copy=True)
+        mujoco.mj_integratePos(self.model, out, np.asarray(velocity, dtype=np.float64), dt)
+        return out
+
+    def clip_to_limits(self, dof_pos: np.ndarray) -> np.ndarray:
+        return np.clip(dof_pos, self.lower, self.upper)
+
+    def __repr__(self) -> str:
+        return f"Robot({self.name!r}, family={self.family}, dofs={self.num_dofs}, path={str(self.path)!r})"
+
+
+def load_robot(name_or_path: str | Path, *, meshes: bool = False) -> Robot:
+    """Load a robot by registry name or by MJCF/URDF path. See :meth:`Robot.load`."""
+    return Robot.load(name_or_path, meshes=meshes)

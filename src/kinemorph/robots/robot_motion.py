@@ -1,0 +1,74 @@
+"""RobotMotion: what every engine returns and every exporter and metric reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import KinemorphError
+
+
+@dataclass(frozen=True)
+class Keypoints:
+    """Positions the engine tried to put robot bodies at, for tracking metrics.
+
+    Attributes:
+        robot_bodies: robot body per keypoint. Shape: (K,).
+        positions: target positions [m]. Shape: (T, K, 3).
+    """
+
+    robot_bodies: tuple[str, ...]
+    positions: np.ndarray
+
+
+@dataclass(frozen=True)
+class RobotMotion:
+    """A robot trajectory.
+
+    Attributes:
+        robot: robot name (registry key or model file stem).
+        fps: frames per second [1/s].
+        root_pos: floating-base position [m]. Shape: (T, 3).
+        root_rot: floating-base orientation, quaternion **wxyz** (exports write xyzw). Shape: (T, 4).
+        dof_pos: joint positions [rad or m] in the model's joint order. Shape: (T, n).
+        dof_names: joint names. Shape: (n,).
+        keypoints: targets the engine tracked (optional, for metrics).
+        info: engine details (engine name, iterations per frame, timings...), JSON-serialisable.
+    """
+
+    robot: str
+    fps: float
+    root_pos: np.ndarray
+    root_rot: np.ndarray
+    dof_pos: np.ndarray
+    dof_names: tuple[str, ...]
+    keypoints: Keypoints | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        t = self.root_pos.shape[0]
+        n = len(self.dof_names)
+        for name, shape in (("root_pos", (t, 3)), ("root_rot", (t, 4)), ("dof_pos", (t, n))):
+            got = getattr(self, name).shape
+            if got != shape:
+                raise KinemorphError(f"RobotMotion.{name} has shape {got}, expected {shape}")
+        if t == 0:
+            raise KinemorphError("RobotMotion has no frames")
+        if not np.isfinite(self.fps) or self.fps <= 0:
+            raise KinemorphError(f"RobotMotion.fps must be positive, got {self.fps}")
+
+    @property
+    def num_frames(self) -> int:
+        return int(self.root_pos.shape[0])
+
+    @property
+    def qpos(self) -> np.ndarray:
+        """MuJoCo qpos per frame [root pos, root quat wxyz, joints]. Shape: (T, 7 + n)."""
+        return np.concatenate([self.root_pos, self.root_rot, self.dof_pos], axis=1)
+
+    @classmethod
+    def from_qpos(cls, robot: str, fps: float, qpos: np.ndarray, dof_names: tuple[str, ...], **kw: Any) -> RobotMotion:
+        return cls(robot=robot, fps=fps, root_pos=qpos[:, :3].copy(), root_rot=qpos[:, 3:7].copy(),
+                   dof_pos=qpos[:, 7:].copy(), dof_names=tuple(dof_names), **kw)
