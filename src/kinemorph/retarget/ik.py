@@ -181,7 +181,7 @@ def _rotate(q0, q1, q2, q3, v0, v1, v2):  # type: ignore[no-untyped-def]
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def relative_log(target: np.ndarray, pos: np.ndarray, quat: np.ndarray, out: np.ndarray) -> None:
     """out = log(T_t^-1 T_b) as [v; w] (6,), for target (7,) [xyz wxyz] and body pose pos (3,), quat (4,)."""
     # T_t^-1 T_b: rotation q_t^* q_b, translation q_t^* (p_b - p_t)
@@ -219,54 +219,33 @@ def relative_log(target: np.ndarray, pos: np.ndarray, quat: np.ndarray, out: np.
     out[5] = w2
 
 
-@njit(cache=True)
-def _so3_ljacinv(w0: float, w1: float, w2: float, out: np.ndarray) -> None:
-    theta2 = w0 * w0 + w1 * w1 + w2 * w2
-    theta = np.sqrt(theta2)
-    if theta < JLOG_EPS:
-        beta = (1.0 / 12.0) * (1.0 + theta2 / 60.0 * (1.0 + theta2 / 42.0 * (1.0 + theta2 / 40.0)))
-    else:
-        beta = (1.0 / theta2) * (1.0 - (theta * np.sin(theta) / (2.0 * (1.0 - np.cos(theta)))))
-    w = (w0, w1, w2)
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = beta * (w[i] * w[j] - (theta2 if i == j else 0.0))
-    out[0, 1] += 0.5 * w2
-    out[0, 2] -= 0.5 * w1
-    out[1, 0] -= 0.5 * w2
-    out[1, 2] += 0.5 * w0
-    out[2, 0] += 0.5 * w1
-    out[2, 1] -= 0.5 * w0
-    out[0, 0] += 1.0
-    out[1, 1] += 1.0
-    out[2, 2] += 1.0
+@njit(cache=True, inline="always")
+def _m3(a, b):  # type: ignore[no-untyped-def]
+    """Product of 3x3 matrices held as row-major 9-tuples."""
+    return (
+        a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
+        a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
+        a[0] * b[2] + a[1] * b[5] + a[2] * b[8],
+        a[3] * b[0] + a[4] * b[3] + a[5] * b[6],
+        a[3] * b[1] + a[4] * b[4] + a[5] * b[7],
+        a[3] * b[2] + a[4] * b[5] + a[5] * b[8],
+        a[6] * b[0] + a[7] * b[3] + a[8] * b[6],
+        a[6] * b[1] + a[7] * b[4] + a[8] * b[7],
+        a[6] * b[2] + a[7] * b[5] + a[8] * b[8],
+    )
 
 
-@njit(cache=True)
-def _mat3(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j]
+@njit(cache=True, inline="always")
+def _t3(a):  # type: ignore[no-untyped-def]
+    return (a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8])
 
 
-@njit(cache=True)
-def _skew(v0: float, v1: float, v2: float, out: np.ndarray) -> None:
-    out[0, 0] = 0.0
-    out[0, 1] = -v2
-    out[0, 2] = v1
-    out[1, 0] = v2
-    out[1, 1] = 0.0
-    out[1, 2] = -v0
-    out[2, 0] = -v1
-    out[2, 1] = v0
-    out[2, 2] = 0.0
-
-
-@njit(cache=True)
-def jlog(log_tb: np.ndarray, out: np.ndarray, work: np.ndarray) -> bool:
-    """Right-Jacobian inverse of SE(3) at tangent log_tb (6,), into out (6, 6).
-    Returns False (out untouched) when it is the identity by mink's rule (angle^2 < 1e-10).
-    work: (8, 3, 3) scratch."""
+@njit(cache=True, inline="always")
+def jlog(log_tb: np.ndarray, out: np.ndarray) -> bool:
+    """Right-Jacobian inverse of SE(3) at the tangent log_tb (6,) [v; w], into out (6, 6):
+    [[A, -A Q A], [0, A]] with A the SO(3) left-Jacobian inverse at -w and Q the coupling block
+    (Sola et al., "A micro Lie theory", eq. 180). Returns False (out untouched) when the rotation
+    angle squared is below 1e-10: the caller then uses the identity, as mink does."""
     v0, v1, v2 = -log_tb[0], -log_tb[1], -log_tb[2]
     w0, w1, w2 = -log_tb[3], -log_tb[4], -log_tb[5]
     t2 = w0 * w0 + w1 * w1 + w2 * w2
@@ -277,39 +256,45 @@ def jlog(log_tb: np.ndarray, out: np.ndarray, work: np.ndarray) -> bool:
     st = np.sin(theta)
     ct = np.cos(theta)
     b = (theta - st) / (t2 * theta)
-    cfac = (1.0 - 0.5 * t2 - ct) / t4
-    dfac = (2.0 * theta - 3.0 * st + theta * ct) / (2.0 * t4 * theta)
-    vm, wm, vw, wv, wvw, vww, tmp, q = work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7]
-    _skew(v0, v1, v2, vm)
-    _skew(w0, w1, w2, wm)
-    _mat3(vm, wm, vw)
+    cf = (1.0 - 0.5 * t2 - ct) / t4
+    df = (2.0 * theta - 3.0 * st + theta * ct) / (2.0 * t4 * theta)
+    vm = (0.0, -v2, v1, v2, 0.0, -v0, -v1, v0, 0.0)
+    wm = (0.0, -w2, w1, w2, 0.0, -w0, -w1, w0, 0.0)
+    vw = _m3(vm, wm)
+    wv = _t3(vw)
+    wvw = _m3(wv, wm)
+    vww = _m3(vw, wm)
+    vwwt = _t3(vww)
+    wvww = _m3(wvw, wm)
+    wwvw = _m3(wm, wvw)
+    q = (
+        0.5 * vm[0] + b * (wv[0] + vw[0] + wvw[0]) - cf * (vww[0] - vwwt[0] - 3.0 * wvw[0]) + df * (wvww[0] + wwvw[0]),
+        0.5 * vm[1] + b * (wv[1] + vw[1] + wvw[1]) - cf * (vww[1] - vwwt[1] - 3.0 * wvw[1]) + df * (wvww[1] + wwvw[1]),
+        0.5 * vm[2] + b * (wv[2] + vw[2] + wvw[2]) - cf * (vww[2] - vwwt[2] - 3.0 * wvw[2]) + df * (wvww[2] + wwvw[2]),
+        0.5 * vm[3] + b * (wv[3] + vw[3] + wvw[3]) - cf * (vww[3] - vwwt[3] - 3.0 * wvw[3]) + df * (wvww[3] + wwvw[3]),
+        0.5 * vm[4] + b * (wv[4] + vw[4] + wvw[4]) - cf * (vww[4] - vwwt[4] - 3.0 * wvw[4]) + df * (wvww[4] + wwvw[4]),
+        0.5 * vm[5] + b * (wv[5] + vw[5] + wvw[5]) - cf * (vww[5] - vwwt[5] - 3.0 * wvw[5]) + df * (wvww[5] + wwvw[5]),
+        0.5 * vm[6] + b * (wv[6] + vw[6] + wvw[6]) - cf * (vww[6] - vwwt[6] - 3.0 * wvw[6]) + df * (wvww[6] + wwvw[6]),
+        0.5 * vm[7] + b * (wv[7] + vw[7] + wvw[7]) - cf * (vww[7] - vwwt[7] - 3.0 * wvw[7]) + df * (wvww[7] + wwvw[7]),
+        0.5 * vm[8] + b * (wv[8] + vw[8] + wvw[8]) - cf * (vww[8] - vwwt[8] - 3.0 * wvw[8]) + df * (wvww[8] + wwvw[8]),
+    )
+    # SO(3) left-Jacobian inverse at w: I - 0.5 W + beta (w w' - |w|^2 I)
+    if theta < JLOG_EPS:
+        beta = (1.0 / 12.0) * (1.0 + t2 / 60.0 * (1.0 + t2 / 42.0 * (1.0 + t2 / 40.0)))
+    else:
+        beta = (1.0 / t2) * (1.0 - (theta * st / (2.0 * (1.0 - ct))))
+    a = (
+        1.0 + beta * (w0 * w0 - t2), beta * w0 * w1 + 0.5 * w2, beta * w0 * w2 - 0.5 * w1,
+        beta * w1 * w0 - 0.5 * w2, 1.0 + beta * (w1 * w1 - t2), beta * w1 * w2 + 0.5 * w0,
+        beta * w2 * w0 + 0.5 * w1, beta * w2 * w1 - 0.5 * w0, 1.0 + beta * (w2 * w2 - t2),
+    )
+    aqa = _m3(a, _m3(q, a))
     for i in range(3):
         for j in range(3):
-            wv[i, j] = vw[j, i]
-    _mat3(wv, wm, wvw)
-    _mat3(vw, wm, vww)
-    for i in range(3):
-        for j in range(3):
-            q[i, j] = 0.5 * vm[i, j] + b * (wv[i, j] + vw[i, j] + wvw[i, j]) - cfac * (
-                vww[i, j] - vww[j, i] - 3.0 * wvw[i, j]
-            )
-    _mat3(wvw, wm, tmp)  # W V W W
-    _mat3(wm, wvw, vm)  # W W V W (vm reused)
-    for i in range(3):
-        for j in range(3):
-            q[i, j] += dfac * (tmp[i, j] + vm[i, j])
-    lji = wv  # reuse
-    _so3_ljacinv(w0, w1, w2, lji)
-    _mat3(q, lji, tmp)
-    _mat3(lji, tmp, vw)  # lji Q lji
-    for i in range(6):
-        for j in range(6):
-            out[i, j] = 0.0
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = lji[i, j]
-            out[3 + i, 3 + j] = lji[i, j]
-            out[i, 3 + j] = -vw[i, j]
+            out[i, j] = a[3 * i + j]
+            out[3 + i, 3 + j] = a[3 * i + j]
+            out[i, 3 + j] = -aqa[3 * i + j]
+            out[3 + i, j] = 0.0
     return True
 
 
@@ -321,7 +306,7 @@ def kinematics(model_addr: int, data_addr: int) -> None:
     _mj_kinematics(model_addr, data_addr)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def body_jacobian_columns(
     b: int,
     chain: np.ndarray,
@@ -428,21 +413,23 @@ class Scratch(NamedTuple):
     dq: np.ndarray  # (nv,)
     vel: np.ndarray  # (nv,)
     state: np.ndarray  # (nv,) int8 active set guess
-    qp_a: np.ndarray  # (nv, nv)
-    qp_b: np.ndarray  # (nv,)
-    qp_idx: np.ndarray  # (nv,) int
+    qp_l: np.ndarray  # (nv, nv)
+    qp_cols: np.ndarray  # (nv, nv)
+    qp_v: np.ndarray  # (3, nv)
+    qp_idx: np.ndarray  # (2, nv) int
+    qp_s: np.ndarray  # (nv, nv + 1)
     jb: np.ndarray  # (6, nv)
     jt: np.ndarray  # (6, nv)
     jl: np.ndarray  # (6, 6)
-    jwork: np.ndarray  # (8, 3, 3)
     logs: np.ndarray  # (K, 6)
 
 
 def make_scratch(nv: int, k: int) -> Scratch:
     return Scratch(
         np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv),
-        np.zeros(nv, dtype=np.int8), np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv, dtype=np.int64),
-        np.zeros((6, nv)), np.zeros((6, nv)), np.zeros((6, 6)), np.zeros((8, 3, 3)), np.zeros((max(k, 1), 6)),
+        np.zeros(nv, dtype=np.int8), np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((3, nv)),
+        np.zeros((2, nv), dtype=np.int64), np.zeros((nv, nv + 1)),
+        np.zeros((6, nv)), np.zeros((6, nv)), np.zeros((6, 6)), np.zeros((max(k, 1), 6)),
     )
 
 
@@ -461,7 +448,8 @@ def task_errors(ik: IkModel, tasks: TaskSet, s: int, targets: np.ndarray, logs: 
 
 @njit(cache=True)
 def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch) -> float:
-    """Add the frame tasks of stage s to sc.h and sc.c (logs from task_errors at this configuration).
+    """Add the frame tasks of stage s to sc.h (lower triangle) and sc.c, from the logs that
+    task_errors left in sc.logs at this configuration. Rows with zero cost are skipped.
     Returns the summed Levenberg-Marquardt term (to add to the diagonal)."""
     mu_total = 0.0
     h, c, jb, jt, jl = sc.h, sc.c, sc.jb, sc.jt, sc.jl
@@ -474,31 +462,42 @@ def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch) -> float:
         )
         log = sc.logs[k]
         w = tasks.cost[s, k]
-        if jlog(log, jl, sc.jwork):
-            for r in range(6):
-                for a in range(n):
-                    acc = 0.0
-                    for q in range(6):
-                        acc += jl[r, q] * jb[q, a]
-                    jt[r, a] = -w[r] * acc
-        else:
-            for r in range(6):
-                for a in range(n):
-                    jt[r, a] = -w[r] * jb[r, a]
+        full = jlog(log, jl)
+        # Rows of -W Jlog Jb with non-zero weight, packed into jt[:nr, :n]; we = W e (e = -log).
+        nr = 0
         mu = 0.0
         for r in range(6):
-            if w[r] == 0.0:
+            wr = w[r]
+            if wr == 0.0:
                 continue
-            we = -w[r] * log[r]  # weighted error w * e, with e = -log
+            if full:
+                if r < 3:
+                    for a in range(n):
+                        jt[nr, a] = -wr * (
+                            jl[r, 0] * jb[0, a] + jl[r, 1] * jb[1, a] + jl[r, 2] * jb[2, a]
+                            + jl[r, 3] * jb[3, a] + jl[r, 4] * jb[4, a] + jl[r, 5] * jb[5, a]
+                        )
+                else:
+                    for a in range(n):
+                        jt[nr, a] = -wr * (jl[r, 3] * jb[3, a] + jl[r, 4] * jb[4, a] + jl[r, 5] * jb[5, a])
+            else:
+                for a in range(n):
+                    jt[nr, a] = -wr * jb[r, a]
+            we = -wr * log[r]
+            sc.qp_v[2, nr] = we
             mu += we * we
-            for a in range(n):
-                ja = jt[r, a]
-                if ja == 0.0:
-                    continue
-                ca = chain[a]
-                c[ca] += ja * we
-                for bb in range(a + 1):
-                    h[ca, chain[bb]] += ja * jt[r, bb]
+            nr += 1
+        for a in range(n):
+            ca = chain[a]
+            acc = 0.0
+            for r in range(nr):
+                acc += jt[r, a] * sc.qp_v[2, r]
+            c[ca] += acc
+            for bb in range(a + 1):
+                acc = 0.0
+                for r in range(nr):
+                    acc += jt[r, a] * jt[r, bb]
+                h[ca, chain[bb]] += acc
         mu_total += tasks.lm[s, k] * mu
     return mu_total
 
@@ -533,7 +532,7 @@ def solve_and_integrate(ik: IkModel, sc: Scratch) -> int:
         else:
             sc.lb[d] = -np.inf
             sc.ub[d] = np.inf
-    status = solve_box_qp(sc.h, sc.c, sc.lb, sc.ub, sc.dq, sc.state, sc.qp_a, sc.qp_b, sc.qp_idx)
+    status = solve_box_qp(sc.h, ik.dof_parent, sc.c, sc.lb, sc.ub, sc.dq, sc.state, sc.qp_l, sc.qp_cols, sc.qp_v, sc.qp_idx, sc.qp_s)
     dt = ik.timestep
     for d in range(nv):
         sc.vel[d] = sc.dq[d] / dt
