@@ -21,6 +21,7 @@ from ..progress import Progress, report
 from ..robots.robot import Robot
 from ..robots.robot_motion import Keypoints, RobotMotion
 from . import ik
+from .ground import apply_ground_shift, ground_shift
 from .targets import scaled_positions, stage_targets
 
 INIT_CHOICES = ("target", "qpos0", "rest")
@@ -198,4 +199,7 @@ def solve_gmr(
         "height_ratio": ratio,
         "stage_error_final_mean": [float(x) for x in out_err.mean(axis=0)],
     }
-    return RobotMotion.from_qpos(robot.name, motion.fps, out_qpos, robot.dof_names, keypoints=keypoints, info=info)
+    result = RobotMotion.from_qpos(robot.name, motion.fps, out_qpos, robot.dof_names, keypoints=keypoints, info=info)
+    if cfg.ground == "auto":
+        result = apply_ground_shift(result, ground_shift(motion, robot, mapping, result))
+    return result

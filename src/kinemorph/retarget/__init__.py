@@ -1,0 +1,70 @@
+"""Retargeting engines behind one signature, and the shared differential-IK step (ik.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError, UnknownNameError
+from ..mapping.mapping import Mapping, load_mapping
+from ..motion.motion import Motion
+from ..progress import Progress
+from ..robots.robot import Robot
+from ..robots.robot_motion import RobotMotion
+from .gmr import GmrConfig, solve_gmr
+
+Solver = Callable[..., RobotMotion]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A registered engine: its config type and its solve function
+    solve(motion, robot, mapping, config, *, progress) -> RobotMotion."""
+
+    name: str
+    config_type: type
+    solve: Solver
+    summary: str
+
+
+ENGINES: dict[str, Engine] = {
+    "gmr": Engine("gmr", GmrConfig, solve_gmr, "GMR's two-stage differential IK (exact parity with GMR's output)"),
+}
+
+
+def get_engine(name: str) -> Engine:
+    try:
+        return ENGINES[name]
+    except KeyError:
+        raise UnknownNameError("engine", name, ENGINES) from None
+
+
+def default_mapping(motion: Motion, robot: Robot) -> Mapping:
+    """The shipped mapping for the robot and the motion's preset."""
+    return load_mapping(robot.name, motion.preset)
+
+
+def retarget(
+    motion: Motion,
+    robot: Robot,
+    mapping: Mapping | None = None,
+    *,
+    engine: str = "gmr",
+    config: Any = None,
+    progress: Progress | None = None,
+) -> RobotMotion:
+    """Retarget a motion onto a robot.
+
+    mapping: None uses the robot's shipped default for the motion's preset.
+    config: the engine's config dataclass (e.g. GmrConfig); None uses its defaults.
+    """
+    eng = get_engine(engine)
+    if config is not None and not isinstance(config, eng.config_type):
+        raise ConfigError(f"engine {engine} takes a {eng.config_type.__name__}, got {type(config).__name__}")
+    if mapping is None:
+        mapping = default_mapping(motion, robot)
+    return eng.solve(motion, robot, mapping, config or eng.config_type(), progress=progress)
+
+
+__all__ = ["ENGINES", "Engine", "GmrConfig", "default_mapping", "get_engine", "retarget"]
