@@ -145,10 +145,13 @@ class Motion:
         i = self.index(name)
         return self.positions[:, i], self.rotations[:, i]
 
-    def height(self) -> float:
-        """Standing height estimate [m]: top of the skeleton above its lowest point, median over frames."""
-        z = self.positions[..., 2]
-        return float(np.median(z.max(axis=1) - z.min(axis=1)))
+    def stature(self) -> float:
+        """Stature estimate [m]: over frames, the median height of the joint that is highest on
+        median (the head, for people) above the lowest joint. Arms raised in some frames do not
+        change it; used as the source's height for scaling."""
+        z = self.positions[:, : self.skeleton.num_joints, 2]
+        top = int(np.argmax(np.median(z, axis=0)))
+        return float(np.median(z[:, top] - z.min(axis=1)))
 
     def slice(self, start: int = 0, stop: int | None = None) -> Motion:
         """Frames [start, stop) as a new motion."""
