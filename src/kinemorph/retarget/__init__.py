@@ -42,6 +42,13 @@ def get_engine(name: str) -> Engine:
 
 def default_mapping(motion: Motion, robot: Robot) -> Mapping:
     """The shipped mapping for the robot and the motion's preset."""
+    from ..robots.registry import KNOWN_ROBOTS
+
+    if robot.name not in KNOWN_ROBOTS:
+        raise UnknownNameError(
+            "robot with a shipped mapping", robot.name, KNOWN_ROBOTS,
+            where=f"{robot.path} has no default mapping: pass one (--mapping FILE)",
+        )
     return load_mapping(robot.name, motion.preset)
 
 

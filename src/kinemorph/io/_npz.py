@@ -1,0 +1,71 @@
+"""RobotMotion as .npz with GMR's keys.
+
+Keys: ``fps`` (scalar [1/s], int when integral), ``root_pos`` (T, 3) [m], ``root_rot`` (T, 4)
+quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode. GMR's own
+output files have exactly these keys and read as they are.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._files import write_atomic
+from ..errors import MotionFileError
+from ..robots.robot_motion import RobotMotion
+from ._common import file_fps, fps_for_file, guess_robot_name, motion_from_file, wxyz_to_xyzw
+
+if TYPE_CHECKING:
+    from ..robots.robot import Robot
+
+REQUIRED_KEYS = ("fps", "root_pos", "root_rot", "dof_pos")
+"""Keys a file must hold; ``dof_names`` is written always and optional on reading."""
+
+
+def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False) -> Path:
+    """Write ``motion`` atomically. ``robot`` is not used by this format."""
+    arrays: dict[str, Any] = {
+        "fps": np.asarray(fps_for_file(motion.fps)),
+        "root_pos": np.asarray(motion.root_pos, dtype=np.float64),
+        "root_rot": wxyz_to_xyzw(motion.root_rot),
+        "dof_pos": np.asarray(motion.dof_pos, dtype=np.float64),
+        "dof_names": np.asarray(motion.dof_names, dtype=np.str_),
+    }
+
+    def dump(f: IO[bytes]) -> None:
+        np.savez(f, **arrays)
+
+    return write_atomic(path, dump, force=force)
+
+
+def _contents(path: Path) -> dict[str, Any]:
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise MotionFileError(path, "holds a single array, expected an .npz archive of named arrays")
+        with data:
+            return {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise MotionFileError(path, f"not a readable .npz archive: {exc}") from None
+
+
+def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...] | None = None) -> RobotMotion:
+    """Read a RobotMotion; ``robot_name`` overrides the name guessed from the file name."""
+    data = _contents(path)
+    missing = [key for key in REQUIRED_KEYS if key not in data]
+    if missing:
+        raise MotionFileError(path, f"missing keys {missing}; found {sorted(data)}, need {list(REQUIRED_KEYS)}")
+    stored = data.get("dof_names")
+    return motion_from_file(
+        path,
+        robot=guess_robot_name(path, robot_name),
+        fps=file_fps(path, data["fps"]),
+        root_pos=data["root_pos"],
+        root_rot_xyzw=data["root_rot"],
+        dof_pos=data["dof_pos"],
+        stored_dof_names=None if stored is None else [str(s) for s in np.atleast_1d(stored)],
+        requested_dof_names=dof_names,
+    )

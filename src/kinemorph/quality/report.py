@@ -1,0 +1,104 @@
+"""QualityReport: every metric of one robot motion, as named numbers with units."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._files import write_text_atomic
+
+
+def _metric(label: str) -> Any:
+    """A report field; ``label`` (metric and unit) is its row title in :meth:`QualityReport.table`."""
+    return field(metadata={"label": label})
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    """Quality of one robot motion. Undefined values (no planted foot, no keypoints, too few frames) are NaN.
+
+    Attributes:
+        num_frames: frames in the clip.
+        duration_s: clip length, num_frames / fps [s].
+        foot_slip_mean_cm_s: horizontal speed of planted feet, mean over feet [cm/s].
+        foot_slip_max_cm_s: horizontal speed of planted feet, worst foot [cm/s].
+        planted_fraction: share of (frame, foot) entries that are planted, in [0, 1].
+        penetration_p95_cm: 95th percentile over frames of the depth of the lowest collision point below z = 0 [cm].
+        penetration_max_cm: the deepest frame's depth [cm].
+        jerk_rms_rad_s3: RMS over frames and joints of joint jerk [rad/s^3].
+        joint_jump_frames: frame transitions in which a joint moves more than the jump threshold.
+        trunk_tilt_mean_deg: mean angle of the root's z axis from world z [deg].
+        trunk_tilt_max_deg: largest such angle [deg].
+        roll_rate_deg_s: mean |angular velocity of the root about its own x axis| [deg/s].
+        pitch_rate_deg_s: mean |angular velocity of the root about its own y axis| [deg/s].
+        limit_violations: (frame, joint) entries outside the joint limits.
+        limit_excess_max_rad: largest distance outside a joint limit [rad].
+        tracking_error_mean_cm: keypoint body to target distance, mean over frames and keypoints [cm].
+        tracking_error_max_cm: its maximum [cm].
+        tracking_error_per_frame_cm: the mean over keypoints per frame [cm], for plots; None without
+            keypoints. Shape: (T,). Not in :meth:`table` nor :meth:`to_dict` (a summary, one number per
+            metric); compare=False, so reports compare by their numbers.
+    """
+
+    num_frames: int = _metric("frames")
+    duration_s: float = _metric("duration [s]")
+    foot_slip_mean_cm_s: float = _metric("foot slip, mean over feet [cm/s]")
+    foot_slip_max_cm_s: float = _metric("foot slip, worst foot [cm/s]")
+    planted_fraction: float = _metric("planted foot-frames [fraction]")
+    penetration_p95_cm: float = _metric("ground penetration, p95 [cm]")
+    penetration_max_cm: float = _metric("ground penetration, max [cm]")
+    jerk_rms_rad_s3: float = _metric("joint jerk, RMS [rad/s^3]")
+    joint_jump_frames: int = _metric("joint jumps [frames]")
+    trunk_tilt_mean_deg: float = _metric("trunk tilt, mean [deg]")
+    trunk_tilt_max_deg: float = _metric("trunk tilt, max [deg]")
+    roll_rate_deg_s: float = _metric("trunk roll rate, mean |.| [deg/s]")
+    pitch_rate_deg_s: float = _metric("trunk pitch rate, mean |.| [deg/s]")
+    limit_violations: int = _metric("joint-limit violations [frame x joint]")
+    limit_excess_max_rad: float = _metric("joint-limit excess, max [rad]")
+    tracking_error_mean_cm: float = _metric("keypoint tracking error, mean [cm]")
+    tracking_error_max_cm: float = _metric("keypoint tracking error, max [cm]")
+    tracking_error_per_frame_cm: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    def _metric_fields(self) -> list[tuple[str, str, Any]]:
+        return [(f.name, f.metadata["label"], getattr(self, f.name)) for f in fields(self) if "label" in f.metadata]
+
+    def to_dict(self) -> dict[str, int | float | None]:
+        """Field name -> value as plain Python int or float; NaN (undefined) becomes None (JSON null).
+        The per-frame array is left out."""
+        out: dict[str, int | float | None] = {}
+        for name, _, value in self._metric_fields():
+            if isinstance(value, int | np.integer):
+                out[name] = int(value)
+            else:
+                v = float(value)
+                out[name] = v if math.isfinite(v) else None
+        return out
+
+    def save_json(self, path: str | Path, *, force: bool = False) -> Path:
+        """Write :meth:`to_dict` as JSON, atomically; an existing file is kept unless ``force``."""
+        text = json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
+        return write_text_atomic(path, text, force=force)
+
+    def table(self) -> str:
+        """Two aligned columns: metric with unit, value ("n/a" where undefined)."""
+        rows = [(label, _format(value)) for _, label, value in self._metric_fields()]
+        left = max(len(r[0]) for r in rows)
+        right = max(len(r[1]) for r in rows)
+        return "\n".join(f"{a:<{left}}  {b:>{right}}" for a, b in rows)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _format(value: int | float) -> str:
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    v = float(value)
+    if not math.isfinite(v):
+        return "n/a"
+    return f"{v:.3f}" if abs(v) < 1e5 else f"{v:.3e}"
