@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import ConfigError
+
 _AXES = {"x": np.array([1.0, 0.0, 0.0]), "y": np.array([0.0, 1.0, 0.0]), "z": np.array([0.0, 0.0, 1.0])}
 
 
@@ -70,20 +72,40 @@ def euler_to_quat(angles: np.ndarray, order: str) -> np.ndarray:
 
 
 def quat_to_euler(q: np.ndarray, order: str) -> np.ndarray:
-    """Inverse of :func:`euler_to_quat` for the same order [rad]. Shape: (..., 4) -> (..., 3)."""
+    """Inverse of :func:`euler_to_quat` for the same order [rad]. Shape: (..., 4) -> (..., 3).
+
+    ``order`` is any of the 12 three-axis orders: Tait-Bryan ("zyx", ...) or proper Euler
+    ("zxz", ...). Angles come back in [-pi, pi], the middle one in [-pi/2, pi/2] (Tait-Bryan) or
+    [0, pi] (proper Euler). The third angle is computed from the first, so the rotation is
+    reproduced to rounding even at and near gimbal lock, where the first angle takes everything
+    and the third is 0.
+    """
+    if len(order) != 3 or any(c not in _AXES for c in order) or order[0] == order[1] or order[1] == order[2]:
+        raise ConfigError(f"Euler order must be 3 axes from x, y, z without repeats in a row, got {order!r}")
     m = quat_to_mat(q)
-    i, j, k = ("xyz".index(c) for c in order)
-    # Sign of the permutation decides the signs in the closed form (Tait-Bryan angles).
-    sign = 1.0 if (j - i) % 3 == 1 else -1.0
-    # For R = R_i(a) R_j(b) R_k(c): m[i,k] = sign * sin(b)
-    b = np.arcsin(np.clip(sign * m[..., i, k], -1.0, 1.0))
-    a = np.arctan2(-sign * m[..., j, k], m[..., k, k])
-    c = np.arctan2(-sign * m[..., i, j], m[..., i, i])
-    # Gimbal lock: cos(b) ~ 0, put everything into a.
-    lock = np.abs(np.cos(b)) < 1e-9
-    if np.any(lock):
-        a = np.where(lock, np.arctan2(sign * m[..., k, j], m[..., j, j]), a)
-        c = np.where(lock, 0.0, c)
+    i, j = "xyz".index(order[0]), "xyz".index(order[1])
+    k = 3 - i - j  # the axis not among the first two
+    # e_i x e_j = s e_k with s = +1 for a cyclic pair.
+    s = 1.0 if (j - i) % 3 == 1 else -1.0
+    if order[2] == order[0]:  # proper Euler R_i(a) R_j(b) R_i(c)
+        sin_b = np.hypot(m[..., j, i], m[..., k, i])
+        b = np.arctan2(sin_b, m[..., i, i])
+        a = np.arctan2(m[..., j, i], -s * m[..., k, i])
+        lock = sin_b < 1e-12
+    else:  # Tait-Bryan R_i(a) R_j(b) R_k(c)
+        cos_b = np.hypot(m[..., j, k], m[..., k, k])
+        b = np.arctan2(s * m[..., i, k], cos_b)
+        a = np.arctan2(-s * m[..., j, k], m[..., k, k])
+        lock = cos_b < 1e-12
+    # Gimbal lock: R = R_i(a) R_j(b) with c = 0; column j is R_i(a) e_j.
+    a = np.where(lock, np.arctan2(s * m[..., k, j], m[..., j, j]), a)
+    # c from N = R_i(a)^T R = R_j(b) R_last(c): row j of N is row j of R_last(c).
+    ca, sa = np.cos(a), np.sin(a)
+    n_jj = ca * m[..., j, j] + s * sa * m[..., k, j]
+    if order[2] == order[0]:
+        c = np.arctan2(-s * ca * m[..., j, k] - sa * m[..., k, k], n_jj)
+    else:
+        c = np.arctan2(s * ca * m[..., j, i] + sa * m[..., k, i], n_jj)
     return np.stack([a, b, c], axis=-1)
 
 
@@ -138,8 +160,9 @@ def quat_exp(v: np.ndarray) -> np.ndarray:
     """Unit quaternions of rotation vectors [rad]. Shape: (..., 3) -> (..., 4)."""
     v = np.asarray(v, dtype=np.float64)
     angle = np.linalg.norm(v, axis=-1)
-    axis = v / np.maximum(angle, 1e-12)[..., None]
-    return axis_angle_to_quat(axis, angle)
+    # sin(angle / 2) / angle, exact down to angle 0 (np.sinc(x) = sin(pi x) / (pi x)).
+    scale = 0.5 * np.sinc(angle / (2.0 * np.pi))
+    return np.concatenate([np.cos(0.5 * angle)[..., None], v * scale[..., None]], axis=-1)
 
 
 def quat_continuous(q: np.ndarray) -> np.ndarray:

@@ -141,24 +141,25 @@ def _parse_hierarchy(lines: _Lines) -> Skeleton:
     toks = lines.next_tokens("ROOT")
     if toks[0] != "ROOT" or len(toks) != 2:
         raise lines.error("expected 'ROOT <name>'")
-    pending: tuple[str, str] | None = ("ROOT", toks[1])
+    # (kind, name, line of its ROOT / JOINT / End Site keyword): errors about the joint cite that line.
+    pending: tuple[str, str, int] | None = ("ROOT", toks[1], lines.i)
     while True:
         if pending is not None:
-            kind, name = pending
+            kind, name, at = pending
             pending = None
             if lines.next_tokens("{") != ["{"]:
                 raise lines.error(f"expected '{{' after {kind} {name}")
             if kind == "End":
                 if not stack or stack[-1] is None:
-                    raise lines.error("End Site outside a joint")
+                    raise lines.error("End Site outside a joint", at)
                 end_sites.append(EndSite(parent=int(stack[-1]), offset=_parse_offset(lines)))
                 stack.append(None)
             else:
                 if name in names:
-                    raise lines.error(f"joint name {name!r} appears twice")
+                    raise lines.error(f"joint name {name!r} appears twice", at)
                 parent = -1 if not stack else stack[-1]
                 if kind == "JOINT" and parent is None:
-                    raise lines.error("JOINT inside an End Site")
+                    raise lines.error("JOINT inside an End Site", at)
                 names.append(name)
                 parents.append(-1 if parent is None else parent)
                 offsets.append(_parse_offset(lines))
@@ -173,11 +174,11 @@ def _parse_hierarchy(lines: _Lines) -> Skeleton:
         elif head == "JOINT":
             if len(toks) != 2:
                 raise lines.error("expected 'JOINT <name>'")
-            pending = ("JOINT", toks[1])
+            pending = ("JOINT", toks[1], lines.i)
         elif head == "End":
             if toks != ["End", "Site"]:
                 raise lines.error("expected 'End Site'")
-            pending = ("End", "Site")
+            pending = ("End", "Site", lines.i)
         elif head == "ROOT":
             raise lines.error("only one ROOT is supported")
         else:
@@ -229,6 +230,9 @@ def parse_bvh(text: str, path: str | Path | None = None) -> BvhData:
     while data_lines and not data_lines[-1].strip():
         data_lines.pop()
     n_ch = skeleton.num_channels
+    blank = next((k for k, line in enumerate(data_lines) if not line.strip()), None)
+    if blank is not None and n_ch > 0:
+        raise MotionFileError(spath, "blank line inside the frame data", first + blank + 1)
     if len(data_lines) < num_frames:
         raise MotionFileError(
             spath,

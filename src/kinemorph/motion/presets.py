@@ -76,6 +76,14 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+def fps_from_frame_time(frame_time: float) -> float:
+    """Frames per second of a BVH Frame Time [s]. Files print the time with few digits
+    (0.033333 for 30 fps), so a rate within 0.01% of a whole number is taken as that number."""
+    fps = 1.0 / frame_time
+    whole = round(fps)
+    return float(whole) if whole > 0 and abs(fps - whole) <= 1e-4 * fps else fps
+
+
 def detect_preset(skeleton: Skeleton) -> str:
     """The first preset whose signature joints all exist in the skeleton, else "generic"."""
     names = set(skeleton.names)
@@ -129,7 +137,7 @@ def apply_preset(data: BvhData, preset: Preset | str = "auto", *, source: str = 
     )
     return Motion.from_local(
         skeleton,
-        1.0 / data.frame_time,
+        fps_from_frame_time(data.frame_time),
         local_rot,
         local_pos,
         virtual=preset.virtual or None,

@@ -1,0 +1,61 @@
+"""The main job on an embedded default: a walk the project generates itself, retargeted onto a
+robot (Unitree G1 by default), with every export, the quality report and a plot."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ._files import check_writable
+from .errors import KinemorphError
+from .io import save
+from .motion import save_bvh
+from .motion.procedural import procedural_walk
+from .plot import plot_retarget
+from .progress import ProgressBar
+from .quality import evaluate
+from .retarget import default_mapping, retarget
+from .robots import load_robot
+
+DEMO_NAME = "demo_walk"
+
+
+def demo_outputs(out: Path, robot_name: str) -> dict[str, Path]:
+    stem = f"{DEMO_NAME}_{robot_name}"
+    return {
+        "source": out / f"{DEMO_NAME}.bvh",
+        **{ext: out / f"{stem}.{ext}" for ext in ("npz", "pkl", "csv", "json")},
+        "report": out / f"{stem}_quality.json",
+        "plot": out / f"{stem}.png",
+    }
+
+
+def run_demo(out: str | Path = "kinemorph-demo", *, robot_name: str = "unitree_g1", force: bool = False,
+             quiet: bool = False) -> dict[str, Path]:
+    """Generate a walk, retarget it, evaluate it, and write everything into ``out``."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise KinemorphError(f"{out}: exists and is not a folder")
+    robot = load_robot(robot_name)
+    motion = procedural_walk(turn_rate=0.25)
+    paths = demo_outputs(out, robot.name)
+    out.mkdir(parents=True, exist_ok=True)
+    for p in paths.values():
+        check_writable(p, force=force)
+    save_bvh(motion, paths["source"], force=force)
+    bar = None if quiet else ProgressBar(f"retarget {paths['source'].name} -> {robot.name}")
+    result = retarget(motion, robot, default_mapping(motion, robot), progress=bar)
+    report = evaluate(result, robot)
+    for ext in ("npz", "pkl", "csv", "json"):
+        save(result, paths[ext], robot=robot, force=force)
+    report.save_json(paths["report"], force=force)
+    plot_retarget(result, robot, report, paths["plot"], force=force)
+    if not quiet:
+        print(f"source: generated walk, {motion.num_frames} frames at {motion.fps:g} fps "
+              f"({motion.duration:.1f} s), stature {motion.stature():.2f} m", file=sys.stdout)
+        print(report.table())
+        print(f"{result.num_frames} frames in {result.info['seconds_solve']:.3f} s "
+              f"({result.info['frames_per_s']:.0f} frames/s)")
+        for k, p in paths.items():
+            print(f"  {k:<7} {p}")
+    return paths
