@@ -33,6 +33,10 @@ ROLE_WEIGHTS = {
     "hand": (0, 10, 10, 5),
 }
 
+# Booster T1's shoulders have two joints (pitch, roll): an upper arm cannot follow the source's
+# twist, and a rotation weight of 100 there makes the solver twist the whole trunk instead.
+ROLE_WEIGHTS_BY_ROBOT = {"booster_t1": {"upper_arm": (0, 10, 10, 5)}}
+
 # robot -> (robot root body, [(robot body, source body, role)])
 TEMPLATES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     "unitree_g1": ("pelvis", [
@@ -72,8 +76,9 @@ TEMPLATES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
 
 def template(robot: str) -> Mapping:
     root, rows = TEMPLATES[robot]
-    s1 = tuple(BodyTask(r, s, *map(float, ROLE_WEIGHTS[role][:2])) for r, s, role in rows)
-    s2 = tuple(BodyTask(r, s, *map(float, ROLE_WEIGHTS[role][2:])) for r, s, role in rows)
+    weights = {**ROLE_WEIGHTS, **ROLE_WEIGHTS_BY_ROBOT.get(robot, {})}
+    s1 = tuple(BodyTask(r, s, *map(float, weights[role][:2])) for r, s, role in rows)
+    s2 = tuple(BodyTask(r, s, *map(float, weights[role][2:])) for r, s, role in rows)
     return Mapping(
         robot_root=root, source_root="Hips", scales={s: 1.0 for _, s, _ in rows}, stage1=s1, stage2=s2,
         source_preset="lafan1", robot=robot,

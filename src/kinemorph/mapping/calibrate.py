@@ -13,9 +13,14 @@ GMR's users hand-tune scale tables and offsets. Here they are derived:
    robots are axis-aligned with each other in a common posture; snapping removes the noise of
    an imperfect rest frame).
 4. Scale of each body = least-squares ratio of its offset from the root, robot over source; the
-   root's scale is the ratio of root heights above the floor.
+   root's scale is the ratio of root heights above the floor; a body within 5 cm of the root
+   (on either side) takes the root's scale.
 
-Weights and position offsets come from the template mapping unchanged.
+5. Position offset of each body = what its scale leaves unexplained, in the target's own frame,
+   so that at rest every target lies on its robot body (a robot's thigh link may sit 20 cm down
+   the thigh, where a human hip joint is not).
+
+Weights come from the template mapping unchanged.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ def _grid_rotations() -> np.ndarray:
 
 
 GRID = _grid_rotations()
+MIN_SCALE_LENGTH = 0.25  # [m] bodies nearer the root than this take the root's scale
 
 
 def snap_rotation(q: np.ndarray, max_deg: float) -> tuple[np.ndarray, float]:
@@ -225,11 +231,13 @@ def calibrate(
     *,
     frame: int | None = None,
     snap_deg: float = 35.0,
+    position_offsets: bool = False,
 ) -> tuple[Mapping, Calibration]:
     """Scales and rotation offsets of ``template`` derived from the motion's and the robot's rest poses.
 
     frame: the source frame to use as rest pose; None picks the most neutral standing frame
-    (see rest_frame). Returns the calibrated mapping and what was measured.
+    (see rest_frame). snap_deg [deg]: largest residual snapped to an axis-aligned offset.
+    position_offsets: derive each body's position offset (False keeps the template's). Returns the calibrated mapping and what was measured.
     """
     template.check(motion, robot, where="calibration template")
     pairs = _pairs(template)
@@ -290,11 +298,30 @@ def calibrate(
             continue
         v_s = rest.positions[0, rest.index(s)] - src_root
         v_r = rest_pos[robot.body_id(r)] - rest_pos[r_root]
-        n2 = float(v_s @ v_s)
-        scales[s] = float(v_s @ v_r / n2) if n2 > 1e-4 else scales[template.source_root]
+        if min(np.linalg.norm(v_s), np.linalg.norm(v_r)) < MIN_SCALE_LENGTH:
+            scales[s] = scales[template.source_root]  # too close to the root to measure a ratio
+        else:
+            scales[s] = max(float(v_s @ v_r / (v_s @ v_s)), 1e-3)
+
+    # Position offsets: what the scale cannot explain, in the target's own frame, so that at rest
+    # every target sits exactly on its robot body (relative to the root target).
+    pos_offsets: dict[tuple[str, str], np.ndarray] = {}
+    for r, s in pairs:
+        if s == template.source_root or not position_offsets:
+            pos_offsets[(r, s)] = np.zeros(3)
+            continue
+        v_s = rest.positions[0, rest.index(s)] - src_root
+        v_r = rest_pos[robot.body_id(r)] - rest_pos[r_root]
+        q_t = quat_mul(rest.rotations[0, rest.index(s)], offsets[(r, s)])
+        pos_offsets[(r, s)] = np.round(quat_rotate(quat_conj(q_t), v_r - scales[s] * v_s), 6)
 
     def fix(stage: tuple[BodyTask, ...]) -> tuple[BodyTask, ...]:
-        return tuple(replace(t, rotation_offset=offsets[(t.robot_body, t.source_body)]) for t in stage)
+        out = []
+        for t in stage:
+            key = (t.robot_body, t.source_body)
+            po = pos_offsets[key] if position_offsets else t.position_offset
+            out.append(replace(t, rotation_offset=offsets[key], position_offset=po))
+        return tuple(out)
 
     stature = motion.stature()
     mapping = replace(

@@ -257,15 +257,14 @@ def foot_trajectory(
         a0, p0 = _stance_pose(st, np.array([st.end]), foot, period)
         a1, p1 = _stance_pose(nxt, np.array([nxt.start]), foot, period)
         u = (t[sw] - st.end) / (nxt.start - st.end)
-        m = smooth(u)[:, None]
-        # The foot leaves fast and lands softly: horizontal speed ∝ u (1 - u)², height bump peaks at u = 0.4.
-        ahead = smooth(u)[:, None]
-        bump = u * u * (1.0 - u) ** 3 / 0.03456
+        m = smooth(u)[:, None]  # minimum-jerk progress: at rest at lift-off and touchdown
+        bump = u * u * (1.0 - u) ** 3 / 0.03456  # lift: peaks (at 1) at u = 0.4, early in the swing
         step = a1[0, :2] - a0[0, :2]
         ratio = min(max(float(np.linalg.norm(step)) / 1.3, 0.5), 1.0)
         lift = max(style.clearance * ratio - (0.5 * (a0[0, 2] + a1[0, 2]) - foot.ankle_height), 0.02)
         out = np.array([-np.sin(st.yaw), np.cos(st.yaw)]) * side
-        ankle[sw, :2] = a0[0, :2] + ahead * step + (style.bulge * ratio * np.sin(np.pi * u))[:, None] * out
+        arc = style.bulge * ratio * 16.0 * u * u * (1.0 - u) ** 2
+        ankle[sw, :2] = a0[0, :2] + m * step + arc[:, None] * out
         ankle[sw, 2] = a0[0, 2] + m[:, 0] * (a1[0, 2] - a0[0, 2]) + lift * bump
         pitch[sw] = p0[0] + m[:, 0] * (p1[0] - p0[0])
         dyaw = (nxt.yaw - st.yaw + np.pi) % (2.0 * np.pi) - np.pi
