@@ -32,3 +32,31 @@ def data_path(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{path} does not exist")
     return path
+
+
+@pytest.fixture(scope="session")
+def generated_walk():  # type: ignore[no-untyped-def]
+    """The project's own generated walk (LAFAN1 skeleton), shared by the tests that only read it."""
+    from kinemorph.motion.procedural import procedural_walk
+
+    return procedural_walk()
+
+
+def robot_or_skip(name: str):  # type: ignore[no-untyped-def]
+    """A known robot, or a skip when no local mujoco-menagerie copy is configured."""
+    if not HAS_MENAGERIE:
+        pytest.skip("MENAGERIE_ROOT is not set (local mujoco-menagerie copy; the tests never download)")
+    from kinemorph.robots import load_robot
+
+    return load_robot(name)
+
+
+def gmr_reference() -> Path:
+    """GMR's reference folder (config, model, outputs) beside the shared data, or a skip."""
+    root = os.environ.get("KINEMORPH_DATA")
+    if not root:
+        pytest.skip("KINEMORPH_DATA is not set: GMR's reference outputs live beside the shared data")
+    ref = Path(root).resolve().parent / "reference" / "gmr"
+    if not (ref / "bvh_to_g1.json").is_file():
+        pytest.skip(f"GMR reference files not found in {ref}")
+    return ref

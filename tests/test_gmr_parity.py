@@ -3,11 +3,9 @@ GMR's saved output for LAFAN1 walk and dance (the data is never committed; see .
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import data_path, gmr_reference
 
 from kinemorph.mapping.mapping import Mapping
 from kinemorph.motion import load_motion
@@ -16,20 +14,10 @@ from kinemorph.robots import load_robot
 from kinemorph.transforms import quat_angle
 
 
-def _reference() -> Path:
-    data = os.environ.get("KINEMORPH_DATA")
-    if not data:
-        pytest.skip("KINEMORPH_DATA is not set: GMR parity needs the shared LAFAN1 clips and GMR's outputs")
-    ref = Path(data).resolve().parent / "reference" / "gmr"
-    if not (ref / "bvh_to_g1.json").is_file():
-        pytest.skip(f"GMR reference outputs not found in {ref}")
-    return ref
-
-
 @pytest.mark.parametrize("clip", ["walk", "dance"])
 def test_gmr_engine_reproduces_gmr_output(clip: str) -> None:
-    ref_dir = _reference()
-    motion = load_motion(Path(os.environ["KINEMORPH_DATA"]) / "motions" / f"{clip}.bvh")
+    ref_dir = gmr_reference()
+    motion = load_motion(data_path(f"{clip}.bvh"))
     robot = load_robot(ref_dir / "g1_mocap_29dof.xml")
     mapping = Mapping.load(ref_dir / "bvh_to_g1.json")
     ours = retarget(motion, robot, mapping, engine="gmr", config=GmrConfig.gmr_compatible())

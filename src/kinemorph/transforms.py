@@ -142,9 +142,12 @@ def mat_to_quat(m: np.ndarray) -> np.ndarray:
 
 
 def quat_angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Angle [rad] of the rotation between unit quaternions a and b. Shape: (...,)."""
-    d = np.abs(np.sum(np.asarray(a) * np.asarray(b), axis=-1))
-    return 2.0 * np.arccos(np.clip(d, 0.0, 1.0))
+    """Angle [rad] of the rotation between unit quaternions a and b, in [0, pi]. Shape: (...,).
+
+    Computed as 2 atan2(|v|, |w|) of a^-1 b, which stays accurate for tiny angles (arccos of the
+    dot product loses half the digits there)."""
+    d = quat_mul(quat_conj(a), b)
+    return 2.0 * np.arctan2(np.linalg.norm(d[..., 1:], axis=-1), np.abs(d[..., 0]))
 
 
 def quat_log(q: np.ndarray) -> np.ndarray:
