@@ -28,7 +28,9 @@ def main() -> int:
     ap.add_argument("--robot", required=True)
     ap.add_argument("--mapping", type=Path)
     ap.add_argument("--engine", default="gmr")
-    ap.add_argument("--compat", choices=["gmr"], help="GMR's settings (human height 1.75, no ground fit, start at qpos0)")
+    ap.add_argument(
+        "--compat", choices=["gmr"], help="GMR's settings (human height 1.75, no ground fit, start at qpos0)"
+    )
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-process", action="store_true", help="skip the whole-process timing")
     args = ap.parse_args()
@@ -45,7 +47,7 @@ def main() -> int:
     robot = load_robot(args.robot)
     mapping = Mapping.load(args.mapping) if args.mapping else default_mapping(motion, robot)
     engine = get_engine(args.engine)
-    config = engine.config_type.gmr_compatible() if args.compat else engine.config_type()
+    config = engine.compat[args.compat]() if args.compat else engine.config_type()
     t0 = time.perf_counter()
     first = retarget(motion, robot, mapping, engine=args.engine, config=config)  # warm-up (JIT cache load)
     t_first = time.perf_counter() - t0
@@ -61,8 +63,20 @@ def main() -> int:
     if not args.no_process:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out.npz"
-            cmd = [sys.executable, "-m", "kinemorph.cli", "retarget", str(args.clip), "--robot", args.robot,
-                   "-o", str(out), "--quiet", "--engine", args.engine]
+            cmd = [
+                sys.executable,
+                "-m",
+                "kinemorph.cli",
+                "retarget",
+                str(args.clip),
+                "--robot",
+                args.robot,
+                "-o",
+                str(out),
+                "--quiet",
+                "--engine",
+                args.engine,
+            ]
             if args.mapping:
                 cmd += ["--mapping", str(args.mapping)]
             if args.compat:
@@ -91,8 +105,15 @@ def main() -> int:
         "seconds_total": seconds_total,
     }
     print(f"{'clip':<24}{args.clip.name}")
-    for k in ("frames", "frames_per_s", "frames_per_s_median", "iterations_per_frame", "seconds_loop_best",
-              "seconds_load_motion", "seconds_total"):
+    for k in (
+        "frames",
+        "frames_per_s",
+        "frames_per_s_median",
+        "iterations_per_frame",
+        "seconds_loop_best",
+        "seconds_load_motion",
+        "seconds_total",
+    ):
         v = result[k]
         print(f"{k:<24}{v:.4g}" if isinstance(v, float) else f"{k:<24}{v}")
     print(json.dumps(result))

@@ -39,38 +39,61 @@ ROLE_WEIGHTS_BY_ROBOT = {"booster_t1": {"upper_arm": (0, 10, 10, 5)}}
 
 # robot -> (robot root body, [(robot body, source body, role)])
 TEMPLATES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
-    "unitree_g1": ("pelvis", [
-        ("pelvis", "Hips", "pelvis"),
-        ("left_hip_yaw_link", "LeftUpLeg", "thigh"), ("left_knee_link", "LeftLeg", "shin"),
-        ("left_ankle_roll_link", "LeftFootMod", "foot"),
-        ("right_hip_yaw_link", "RightUpLeg", "thigh"), ("right_knee_link", "RightLeg", "shin"),
-        ("right_ankle_roll_link", "RightFootMod", "foot"),
-        ("torso_link", "Spine2", "torso"),
-        ("left_shoulder_yaw_link", "LeftArm", "upper_arm"), ("left_elbow_link", "LeftForeArm", "forearm"),
-        ("left_wrist_yaw_link", "LeftHand", "hand"),
-        ("right_shoulder_yaw_link", "RightArm", "upper_arm"), ("right_elbow_link", "RightForeArm", "forearm"),
-        ("right_wrist_yaw_link", "RightHand", "hand"),
-    ]),
-    "booster_t1": ("Trunk", [
-        ("Waist", "Hips", "pelvis"),
-        ("Hip_Yaw_Left", "LeftUpLeg", "thigh"), ("Shank_Left", "LeftLeg", "shin"),
-        ("left_foot_link", "LeftFootMod", "foot"),
-        ("Hip_Yaw_Right", "RightUpLeg", "thigh"), ("Shank_Right", "RightLeg", "shin"),
-        ("right_foot_link", "RightFootMod", "foot"),
-        ("Trunk", "Spine2", "torso"),
-        ("AL2", "LeftArm", "upper_arm"), ("AL3", "LeftForeArm", "forearm"), ("left_hand_link", "LeftHand", "hand"),
-        ("AR2", "RightArm", "upper_arm"), ("AR3", "RightForeArm", "forearm"), ("right_hand_link", "RightHand", "hand"),
-    ]),
-    "unitree_h1": ("pelvis", [
-        ("pelvis", "Hips", "pelvis"),
-        ("left_hip_pitch_link", "LeftUpLeg", "thigh"), ("left_knee_link", "LeftLeg", "shin"),
-        ("left_ankle_link", "LeftFootMod", "foot"),
-        ("right_hip_pitch_link", "RightUpLeg", "thigh"), ("right_knee_link", "RightLeg", "shin"),
-        ("right_ankle_link", "RightFootMod", "foot"),
-        ("torso_link", "Spine2", "torso"),
-        ("left_shoulder_yaw_link", "LeftArm", "upper_arm"), ("left_elbow_link", "LeftForeArm", "forearm"),
-        ("right_shoulder_yaw_link", "RightArm", "upper_arm"), ("right_elbow_link", "RightForeArm", "forearm"),
-    ]),
+    "unitree_g1": (
+        "pelvis",
+        [
+            ("pelvis", "Hips", "pelvis"),
+            ("left_hip_yaw_link", "LeftUpLeg", "thigh"),
+            ("left_knee_link", "LeftLeg", "shin"),
+            ("left_ankle_roll_link", "LeftFootMod", "foot"),
+            ("right_hip_yaw_link", "RightUpLeg", "thigh"),
+            ("right_knee_link", "RightLeg", "shin"),
+            ("right_ankle_roll_link", "RightFootMod", "foot"),
+            ("torso_link", "Spine2", "torso"),
+            ("left_shoulder_yaw_link", "LeftArm", "upper_arm"),
+            ("left_elbow_link", "LeftForeArm", "forearm"),
+            ("left_wrist_yaw_link", "LeftHand", "hand"),
+            ("right_shoulder_yaw_link", "RightArm", "upper_arm"),
+            ("right_elbow_link", "RightForeArm", "forearm"),
+            ("right_wrist_yaw_link", "RightHand", "hand"),
+        ],
+    ),
+    "booster_t1": (
+        "Trunk",
+        [
+            ("Waist", "Hips", "pelvis"),
+            ("Hip_Yaw_Left", "LeftUpLeg", "thigh"),
+            ("Shank_Left", "LeftLeg", "shin"),
+            ("left_foot_link", "LeftFootMod", "foot"),
+            ("Hip_Yaw_Right", "RightUpLeg", "thigh"),
+            ("Shank_Right", "RightLeg", "shin"),
+            ("right_foot_link", "RightFootMod", "foot"),
+            ("Trunk", "Spine2", "torso"),
+            ("AL2", "LeftArm", "upper_arm"),
+            ("AL3", "LeftForeArm", "forearm"),
+            ("left_hand_link", "LeftHand", "hand"),
+            ("AR2", "RightArm", "upper_arm"),
+            ("AR3", "RightForeArm", "forearm"),
+            ("right_hand_link", "RightHand", "hand"),
+        ],
+    ),
+    "unitree_h1": (
+        "pelvis",
+        [
+            ("pelvis", "Hips", "pelvis"),
+            ("left_hip_pitch_link", "LeftUpLeg", "thigh"),
+            ("left_knee_link", "LeftLeg", "shin"),
+            ("left_ankle_link", "LeftFootMod", "foot"),
+            ("right_hip_pitch_link", "RightUpLeg", "thigh"),
+            ("right_knee_link", "RightLeg", "shin"),
+            ("right_ankle_link", "RightFootMod", "foot"),
+            ("torso_link", "Spine2", "torso"),
+            ("left_shoulder_yaw_link", "LeftArm", "upper_arm"),
+            ("left_elbow_link", "LeftForeArm", "forearm"),
+            ("right_shoulder_yaw_link", "RightArm", "upper_arm"),
+            ("right_elbow_link", "RightForeArm", "forearm"),
+        ],
+    ),
 }
 
 
@@ -80,8 +103,13 @@ def template(robot: str) -> Mapping:
     s1 = tuple(BodyTask(r, s, *map(float, weights[role][:2])) for r, s, role in rows)
     s2 = tuple(BodyTask(r, s, *map(float, weights[role][2:])) for r, s, role in rows)
     return Mapping(
-        robot_root=root, source_root="Hips", scales={s: 1.0 for _, s, _ in rows}, stage1=s1, stage2=s2,
-        source_preset="lafan1", robot=robot,
+        robot_root=root,
+        source_root="Hips",
+        scales={s: 1.0 for _, s, _ in rows},
+        stage1=s1,
+        stage2=s2,
+        source_preset="lafan1",
+        robot=robot,
     )
 
 
@@ -101,8 +129,10 @@ def main() -> int:
         mapping, cal = calibrate(template(name), motion, robot)
         path = Path(default_mapping_path(name, "lafan1"))
         worst = max(cal.snap_deg.items(), key=lambda kv: kv[1])
-        print(f"{name}: rest frame {cal.frame}, stature {cal.stature:.3f} m, largest offset residual "
-              f"{worst[1]:.1f} deg ({worst[0]})")
+        print(
+            f"{name}: rest frame {cal.frame}, stature {cal.stature:.3f} m, largest offset residual "
+            f"{worst[1]:.1f} deg ({worst[0]})"
+        )
         if args.check:
             same = path.is_file() and Mapping.load(path).to_dict() == mapping.to_dict()
             print(f"  {path.name}: {'up to date' if same else 'DIFFERS'}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import data_path, gmr_reference
 
+from conftest import data_path, gmr_reference
 from kinemorph.mapping.mapping import Mapping
 from kinemorph.motion import load_motion
 from kinemorph.retarget import GmrConfig, retarget

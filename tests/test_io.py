@@ -26,8 +26,14 @@ TOLERANCE = {".npz": 1e-12, ".pkl": 1e-12, ".json": 1e-12, ".csv": 1e-9}
 DOF_NAMES = ("left_hip", "left_knee", "right_hip", "right_knee", "waist")
 
 
-def make_motion(*, frames: int = 7, fps: float = 30.0, dof_names: tuple[str, ...] = DOF_NAMES,
-                robot: str = "unitree_g1", seed: int = 0) -> RobotMotion:
+def make_motion(
+    *,
+    frames: int = 7,
+    fps: float = 30.0,
+    dof_names: tuple[str, ...] = DOF_NAMES,
+    robot: str = "unitree_g1",
+    seed: int = 0,
+) -> RobotMotion:
     rng = np.random.default_rng(seed)
     return RobotMotion(
         robot=robot,
@@ -129,8 +135,14 @@ def test_files_store_root_rot_xyzw(tmp_path: Path, suffix: str) -> None:
     # 90 degrees about world z: wxyz (c, 0, 0, s) with c = s = sqrt(1/2); the file must hold (0, 0, s, c).
     quarter = axis_angle_to_quat(np.array([0.0, 0.0, 1.0]), np.full(3, np.pi / 2))
     motion = make_motion(frames=3)
-    motion = RobotMotion(robot=motion.robot, fps=motion.fps, root_pos=motion.root_pos, root_rot=quarter,
-                         dof_pos=motion.dof_pos, dof_names=motion.dof_names)
+    motion = RobotMotion(
+        robot=motion.robot,
+        fps=motion.fps,
+        root_pos=motion.root_pos,
+        root_rot=quarter,
+        dof_pos=motion.dof_pos,
+        dof_names=motion.dof_names,
+    )
     np.testing.assert_allclose(quat_rotate(quarter[0], np.array([1.0, 0.0, 0.0])), [0.0, 1.0, 0.0], atol=1e-15)
     path = save(motion, tmp_path / f"clip{suffix}")
     s = np.sqrt(0.5)
@@ -141,8 +153,18 @@ def test_files_store_root_rot_xyzw(tmp_path: Path, suffix: str) -> None:
 def test_csv_header_names_the_columns(tmp_path: Path) -> None:
     path = save(make_motion(frames=2), tmp_path / "clip.csv")
     header = path.read_text().splitlines()[0].split(",")
-    assert header == ["frame", "time", "root_x", "root_y", "root_z", "root_qx", "root_qy", "root_qz", "root_qw",
-                      *DOF_NAMES]
+    assert header == [
+        "frame",
+        "time",
+        "root_x",
+        "root_y",
+        "root_z",
+        "root_qx",
+        "root_qy",
+        "root_qz",
+        "root_qw",
+        *DOF_NAMES,
+    ]
     assert len(path.read_text().splitlines()) == 3
 
 

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from conftest import data_path, gmr_reference, robot_or_skip
 
+from conftest import data_path, gmr_reference, robot_or_skip
 from kinemorph.errors import KinemorphError, MappingError, UnknownNameError
 from kinemorph.mapping.calibrate import GRID, calibrate, snap_rotation
 from kinemorph.mapping.mapping import Mapping, load_mapping
@@ -88,19 +88,19 @@ def test_mapping_names_checked_against_robot_and_motion(generated_walk: Motion) 
     good.check(generated_walk, robot)
     d = good.to_dict()
     d["ik_match_table2"]["no_such_link"] = d["ik_match_table2"].pop("torso_link")
-    with pytest.raises(UnknownNameError, match="no_such_link.*valid: .*torso_link"):
+    with pytest.raises(UnknownNameError, match=r"no_such_link.*valid: .*torso_link"):
         Mapping.from_dict(d).check(generated_walk, robot)
     d = good.to_dict()
     d["ik_match_table2"]["torso_link"][0] = "Chest"
     d["human_scale_table"]["Chest"] = 1.0
-    with pytest.raises(UnknownNameError, match="'Chest'.*valid: .*Spine2"):
+    with pytest.raises(UnknownNameError, match=r"'Chest'.*valid: .*Spine2"):
         Mapping.from_dict(d).check(generated_walk, robot)
 
 
 def test_dog_clip_with_a_humanoid_is_refused() -> None:
     robot = robot_or_skip("unitree_g1")
     dog = load_motion(data_path("dog_walk.bvh"))
-    with pytest.raises(KinemorphError, match="quadruped motion.*humanoid"):
+    with pytest.raises(KinemorphError, match=r"quadruped motion.*humanoid"):
         load_mapping("unitree_g1").check(dog, robot)
 
 
@@ -143,15 +143,22 @@ def _transformed(motion: Motion, scale: float, yaw: float, shift: np.ndarray) ->
     sk = type(sk)(sk.names, sk.parents, sk.offsets * scale, sk.channels, sk.end_sites)
     from kinemorph.motion.presets import PRESETS
 
-    return Motion.from_local(sk, motion.fps, local_rot, local_pos, virtual=PRESETS["lafan1"].virtual,
-                             family=motion.family, preset=motion.preset)
+    return Motion.from_local(
+        sk,
+        motion.fps,
+        local_rot,
+        local_pos,
+        virtual=PRESETS["lafan1"].virtual,
+        family=motion.family,
+        preset=motion.preset,
+    )
 
 
 def test_calibration_ignores_facing_and_position_and_follows_size(generated_walk: Motion) -> None:
     robot = robot_or_skip("unitree_g1")
     template = load_mapping("unitree_g1")
     base, cal = calibrate(template, generated_walk, robot)
-    moved, cal2 = calibrate(template, _transformed(generated_walk, 1.0, 1.1, np.array([3.0, -2.0, 0.0])), robot)
+    moved, _ = calibrate(template, _transformed(generated_walk, 1.0, 1.1, np.array([3.0, -2.0, 0.0])), robot)
     assert moved.to_dict() == base.to_dict()
     bigger, cal3 = calibrate(template, _transformed(generated_walk, 1.25, 0.0, np.zeros(3)), robot)
     for body, s in base.scales.items():

@@ -21,11 +21,28 @@ from kinemorph.transforms import quat_log, quat_rotate
 
 # LAFAN1's joint tree (names and parents, in file order): facts of the format, not motion data.
 LAFAN1_TREE = {
-    "Hips": None, "LeftUpLeg": "Hips", "LeftLeg": "LeftUpLeg", "LeftFoot": "LeftLeg", "LeftToe": "LeftFoot",
-    "RightUpLeg": "Hips", "RightLeg": "RightUpLeg", "RightFoot": "RightLeg", "RightToe": "RightFoot",
-    "Spine": "Hips", "Spine1": "Spine", "Spine2": "Spine1", "Neck": "Spine2", "Head": "Neck",
-    "LeftShoulder": "Spine2", "LeftArm": "LeftShoulder", "LeftForeArm": "LeftArm", "LeftHand": "LeftForeArm",
-    "RightShoulder": "Spine2", "RightArm": "RightShoulder", "RightForeArm": "RightArm", "RightHand": "RightForeArm",
+    "Hips": None,
+    "LeftUpLeg": "Hips",
+    "LeftLeg": "LeftUpLeg",
+    "LeftFoot": "LeftLeg",
+    "LeftToe": "LeftFoot",
+    "RightUpLeg": "Hips",
+    "RightLeg": "RightUpLeg",
+    "RightFoot": "RightLeg",
+    "RightToe": "RightFoot",
+    "Spine": "Hips",
+    "Spine1": "Spine",
+    "Spine2": "Spine1",
+    "Neck": "Spine2",
+    "Head": "Neck",
+    "LeftShoulder": "Spine2",
+    "LeftArm": "LeftShoulder",
+    "LeftForeArm": "LeftArm",
+    "LeftHand": "LeftForeArm",
+    "RightShoulder": "Spine2",
+    "RightArm": "RightShoulder",
+    "RightForeArm": "RightArm",
+    "RightHand": "RightForeArm",
 }
 FEET = ("LeftToe", "RightToe", "LeftFoot", "RightFoot")
 
@@ -96,8 +113,12 @@ def test_same_seed_same_clip_other_seed_other_clip() -> None:
 
 
 def test_stance_feet_do_not_slip(walk: Motion) -> None:
-    for toe, body in (("LeftToe", "LeftToe"), ("RightToe", "RightToe"),
-                      ("LeftToe", "LeftFootMod"), ("RightToe", "RightFootMod")):
+    for toe, body in (
+        ("LeftToe", "LeftToe"),
+        ("RightToe", "RightToe"),
+        ("LeftToe", "LeftFootMod"),
+        ("RightToe", "RightFootMod"),
+    ):
         p = walk.body(body)[0]
         down = _down(walk, toe) & (p[:, 2] < p[:, 2].min() + 0.003)
         both = down[1:] & down[:-1]
@@ -182,8 +203,9 @@ def test_bone_lengths_are_constant(walk: Motion) -> None:
     sk = walk.skeleton
     child = np.arange(1, sk.num_joints)
     lengths = np.linalg.norm(walk.positions[:, child] - walk.positions[:, sk.parents[child]], axis=-1)
-    np.testing.assert_allclose(lengths, np.broadcast_to(np.linalg.norm(sk.offsets[child], axis=-1), lengths.shape),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        lengths, np.broadcast_to(np.linalg.norm(sk.offsets[child], axis=-1), lengths.shape), atol=1e-9
+    )
 
 
 def test_save_bvh_and_load_motion_reproduce_the_clip(walk: Motion, tmp_path) -> None:
@@ -217,11 +239,17 @@ def test_body_frames_follow_lafan1_conventions(walk: Motion) -> None:
     first = walk.slice(0, 1)
     fwd, left, up = np.eye(3)  # the clip starts facing +x
     checks = {  # body: (local x, local y) in the world for an upright subject facing +x
-        "Hips": (up, fwd), "Spine2": (up, fwd), "Head": (up, fwd),
-        "LeftUpLeg": (-up, fwd), "RightLeg": (-up, fwd),
-        "LeftToe": (fwd, up), "RightFootMod": (fwd, up),
-        "LeftShoulder": (left, -fwd), "RightShoulder": (-left, -fwd),
-        "LeftArm": (-up, -fwd), "RightArm": (-up, -fwd),
+        "Hips": (up, fwd),
+        "Spine2": (up, fwd),
+        "Head": (up, fwd),
+        "LeftUpLeg": (-up, fwd),
+        "RightLeg": (-up, fwd),
+        "LeftToe": (fwd, up),
+        "RightFootMod": (fwd, up),
+        "LeftShoulder": (left, -fwd),
+        "RightShoulder": (-left, -fwd),
+        "LeftArm": (-up, -fwd),
+        "RightArm": (-up, -fwd),
     }
     for body, (x, y) in checks.items():
         assert _axis(first, body, 0)[0] @ x > 0.98, body
@@ -252,9 +280,19 @@ def test_stand_keeps_feet_and_root_still() -> None:
 @pytest.mark.parametrize(
     "options",
     [
-        {"speed": 0.0}, {"speed": 3.0}, {"speed": float("nan")}, {"speed": "fast"}, {"duration": -1.0},
-        {"duration": 3.0}, {"fps": 0}, {"fps": float("inf")}, {"turn_rate": 2.0}, {"speed": 0.3, "turn_rate": 0.9},
-        {"seed": -1}, {"seed": 1.5}, {"seed": True},
+        {"speed": 0.0},
+        {"speed": 3.0},
+        {"speed": float("nan")},
+        {"speed": "fast"},
+        {"duration": -1.0},
+        {"duration": 3.0},
+        {"fps": 0},
+        {"fps": float("inf")},
+        {"turn_rate": 2.0},
+        {"speed": 0.3, "turn_rate": 0.9},
+        {"seed": -1},
+        {"seed": 1.5},
+        {"seed": True},
     ],
 )
 def test_bad_walk_options_raise_config_error(options: dict) -> None:

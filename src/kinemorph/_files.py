@@ -40,7 +40,7 @@ def atomic_path(path: str | Path, *, force: bool = False) -> Iterator[Path]:
             tmp_path.unlink()
 
 
-def write_atomic(path: str | Path, writer: Callable[[IO[bytes]], None], *, force: bool = False) -> Path:
+def write_atomic(path: str | Path, writer: Callable[[IO[bytes]], object], *, force: bool = False) -> Path:
     """Write through ``writer(file)`` into a temporary file, then rename onto ``path``."""
     with atomic_path(path, force=force) as tmp:
         with open(tmp, "wb") as f:

@@ -41,10 +41,13 @@ def _add_retarget(sub: Any) -> None:
     p.add_argument("--robot", required=True, help=f"robot name ({', '.join(_robot_names())}) or an MJCF/URDF path")
     p.add_argument("--engine", default="gmr", choices=list(ENGINES), help="retargeting engine [default: gmr]")
     p.add_argument("--mapping", type=Path, help="mapping JSON (GMR ik_config layout); default: the robot's shipped one")
-    p.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="how to read the source [default: auto]")
+    p.add_argument(
+        "--preset", default="auto", choices=["auto", *PRESETS], help="how to read the source [default: auto]"
+    )
     p.add_argument("-o", "--output", type=Path, required=True, help="output file: .npz .pkl .csv or .json")
     p.add_argument("--force", action="store_true", help="overwrite existing outputs")
-    p.add_argument("--compat", choices=["gmr"], help="reproduce another tool's settings exactly (gmr: GMR's BVH pipeline)")
+    compat = sorted({c for e in ENGINES.values() for c in e.compat})
+    p.add_argument("--compat", choices=compat, help="reproduce another tool's settings (gmr: GMR's BVH pipeline)")
     p.add_argument("--report", type=Path, help="also save the quality report as JSON")
     p.add_argument("--plot", type=Path, help="also save a PNG of per-frame tracking error and joint curves")
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
@@ -73,7 +76,9 @@ def cmd_retarget(args: argparse.Namespace) -> int:
     for out in _outputs(args):
         check_writable(out, force=args.force)
     engine = get_engine(args.engine)
-    base = engine.config_type.gmr_compatible() if args.compat == "gmr" else None
+    if args.compat and args.compat not in engine.compat:
+        raise KinemorphError(f"engine {engine.name} has no {args.compat!r} settings; valid: {', '.join(engine.compat)}")
+    base = engine.compat[args.compat]() if args.compat else None
     config = config_from_args(engine.config_type, args, base)
     motion = load_motion(args.input, args.preset)
     robot = load_robot(args.robot)
@@ -87,7 +92,8 @@ def cmd_retarget(args: argparse.Namespace) -> int:
         print(report.table())
         print(
             f"{result.num_frames} frames in {result.info['seconds_solve']:.2f} s "
-            f"({result.info['frames_per_s']:.0f} frames/s, {result.info['iterations_per_frame']:.2f} iterations/frame); "
+            f"({result.info['frames_per_s']:.0f} frames/s, "
+            f"{result.info['iterations_per_frame']:.2f} iterations/frame); "
             f"total {time.perf_counter() - t0:.2f} s -> {args.output}"
         )
     return 0
@@ -141,13 +147,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     m = load_motion(args.input, args.preset)
     sk = m.skeleton
     print(f"{args.input}: preset {m.preset} ({m.family}), {m.num_frames} frames at {m.fps:g} fps = {m.duration:.2f} s")
-    print(f"{sk.num_joints} joints, {sk.num_channels} channels, {len(sk.end_sites)} End Sites, stature {m.stature():.2f} m")
+    print(
+        f"{sk.num_joints} joints, {sk.num_channels} channels, {len(sk.end_sites)} End Sites, "
+        f"stature {m.stature():.2f} m"
+    )
     depth = {0: 0}
     for j in range(sk.num_joints):
         if j:
             depth[j] = depth[int(sk.parents[j])] + 1
         print(f"  {'  ' * depth[j]}{sk.names[j]}  [{' '.join(c[0] + c[1:4] for c in sk.channels[j])}]")
-    extra = m.body_names[sk.num_joints:]
+    extra = m.body_names[sk.num_joints :]
     if extra:
         print(f"virtual bodies: {', '.join(extra)}")
     return 0

@@ -56,7 +56,10 @@ def add_config_options(parser: argparse.ArgumentParser, cls: type, *, group: str
         else:
             shown = "none" if default is None else default
             target.add_argument(
-                flag, type=typ, default=None, metavar=typ.__name__.upper(),
+                flag,
+                type=typ,
+                default=None,
+                metavar=typ.__name__.upper(),
                 help=f"{help_text} [default: {shown}]" + (" (optional)" if optional else ""),
             )
 

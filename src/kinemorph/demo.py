@@ -30,8 +30,9 @@ def demo_outputs(out: Path, robot_name: str) -> dict[str, Path]:
     }
 
 
-def run_demo(out: str | Path = "kinemorph-demo", *, robot_name: str = "unitree_g1", force: bool = False,
-             quiet: bool = False) -> dict[str, Path]:
+def run_demo(
+    out: str | Path = "kinemorph-demo", *, robot_name: str = "unitree_g1", force: bool = False, quiet: bool = False
+) -> dict[str, Path]:
     """Generate a walk, retarget it, evaluate it, and write everything into ``out``."""
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -51,11 +52,16 @@ def run_demo(out: str | Path = "kinemorph-demo", *, robot_name: str = "unitree_g
     report.save_json(paths["report"], force=force)
     plot_retarget(result, robot, report, paths["plot"], force=force)
     if not quiet:
-        print(f"source: generated walk, {motion.num_frames} frames at {motion.fps:g} fps "
-              f"({motion.duration:.1f} s), stature {motion.stature():.2f} m", file=sys.stdout)
+        print(
+            f"source: generated walk, {motion.num_frames} frames at {motion.fps:g} fps "
+            f"({motion.duration:.1f} s), stature {motion.stature():.2f} m",
+            file=sys.stdout,
+        )
         print(report.table())
-        print(f"{result.num_frames} frames in {result.info['seconds_solve']:.3f} s "
-              f"({result.info['frames_per_s']:.0f} frames/s)")
+        print(
+            f"{result.num_frames} frames in {result.info['seconds_solve']:.3f} s "
+            f"({result.info['frames_per_s']:.0f} frames/s)"
+        )
         for k, p in paths.items():
             print(f"  {k:<7} {p}")
     return paths

@@ -26,7 +26,11 @@ def plot_retarget(
     names = result.dof_names
     groups: dict[str, list[int]] = {"legs": [], "torso and arms": []}
     for i, n in enumerate(names):
-        key = "legs" if any(k in n.lower() for k in ("hip", "knee", "ankle", "leg", "thigh", "calf")) else "torso and arms"
+        key = (
+            "legs"
+            if any(k in n.lower() for k in ("hip", "knee", "ankle", "leg", "thigh", "calf"))
+            else "torso and arms"
+        )
         groups[key].append(i)
     panels = [g for g in groups.values() if g]
     fig, axes = plt.subplots(1 + len(panels), 1, figsize=(11, 3.2 * (1 + len(panels))), sharex=True)

@@ -34,7 +34,7 @@ class ProgressBar:
             return
         self._last = now
         frac = done / total if total else 1.0
-        filled = int(round(frac * self.width))
+        filled = round(frac * self.width)
         bar = "#" * filled + "-" * (self.width - filled)
         end = "\n" if done >= total else ""
         self.stream.write(f"\r{self.label} [{bar}] {done}/{total} {now - self.start:5.2f}s{end}")

@@ -49,7 +49,7 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return v + w * t + np.cross(u, t)
 
 
-def axis_angle_to_quat(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
+def axis_angle_to_quat(axis: np.ndarray, angle: np.ndarray | float) -> np.ndarray:
     """Quaternion of a rotation by angle [rad] about a unit axis. axis (3,) or (..., 3)."""
     angle = np.asarray(angle, dtype=np.float64)
     half = 0.5 * angle[..., None]
@@ -64,7 +64,7 @@ def euler_to_quat(angles: np.ndarray, order: str) -> np.ndarray:
     number of axes from 0 to 3 is accepted.
     """
     angles = np.asarray(angles, dtype=np.float64)
-    q = np.zeros(angles.shape[:-1] + (4,))
+    q = np.zeros((*angles.shape[:-1], 4))
     q[..., 0] = 1.0
     for k, axis in enumerate(order):
         q = quat_mul(q, axis_angle_to_quat(_AXES[axis], angles[..., k]))
@@ -128,10 +128,36 @@ def mat_to_quat(m: np.ndarray) -> np.ndarray:
     tr = m[..., 0, 0] + m[..., 1, 1] + m[..., 2, 2]
     cand = np.stack(
         [
-            np.stack([1 + tr, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1]], -1),
-            np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + 2 * m[..., 0, 0] - tr, m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
-            np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0], 1 + 2 * m[..., 1, 1] - tr, m[..., 1, 2] + m[..., 2, 1]], -1),
-            np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1], 1 + 2 * m[..., 2, 2] - tr], -1),
+            np.stack(
+                [1 + tr, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1]], -1
+            ),
+            np.stack(
+                [
+                    m[..., 2, 1] - m[..., 1, 2],
+                    1 + 2 * m[..., 0, 0] - tr,
+                    m[..., 0, 1] + m[..., 1, 0],
+                    m[..., 0, 2] + m[..., 2, 0],
+                ],
+                -1,
+            ),
+            np.stack(
+                [
+                    m[..., 0, 2] - m[..., 2, 0],
+                    m[..., 0, 1] + m[..., 1, 0],
+                    1 + 2 * m[..., 1, 1] - tr,
+                    m[..., 1, 2] + m[..., 2, 1],
+                ],
+                -1,
+            ),
+            np.stack(
+                [
+                    m[..., 1, 0] - m[..., 0, 1],
+                    m[..., 0, 2] + m[..., 2, 0],
+                    m[..., 1, 2] + m[..., 2, 1],
+                    1 + 2 * m[..., 2, 2] - tr,
+                ],
+                -1,
+            ),
         ],
         axis=-2,
     )

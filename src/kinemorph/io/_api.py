@@ -46,12 +46,21 @@ FORMATS: dict[str, Format] = {
     f.suffix: f
     for f in (
         Format(".npz", "numpy archive with GMR's keys (root_rot x y z w, dof_names)", _npz.write, _npz.read),
-        Format(".pkl", "GMR's pickle (root_rot x y z w; local_body_pos when a robot is given)", _pickle.write,
-               _pickle.read),
-        Format(".csv", "one row per frame: frame, time, root position and quaternion x y z w, joints", _csv.write,
-               _csv.read),
-        Format(".json", "one object with the robot, fps, joint names, trajectories and engine info", _json.write,
-               _json.read),
+        Format(
+            ".pkl", "GMR's pickle (root_rot x y z w; local_body_pos when a robot is given)", _pickle.write, _pickle.read
+        ),
+        Format(
+            ".csv",
+            "one row per frame: frame, time, root position and quaternion x y z w, joints",
+            _csv.write,
+            _csv.read,
+        ),
+        Format(
+            ".json",
+            "one object with the robot, fps, joint names, trajectories and engine info",
+            _json.write,
+            _json.read,
+        ),
     )
 }
 """Every supported format by suffix; the CLI's and the app's choices come from here."""

@@ -47,7 +47,7 @@ def check_robot(motion: RobotMotion, robot: Robot) -> None:
     first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
     raise KinemorphError(
         f"robot {robot.name} has {len(theirs)} joints, the motion (robot {motion.robot}) has {len(mine)}; "
-        f"they first differ at index {first}: robot {theirs[first:first + 1]}, motion {mine[first:first + 1]}"
+        f"they first differ at index {first}: robot {theirs[first : first + 1]}, motion {mine[first : first + 1]}"
     )
 
 
@@ -120,7 +120,14 @@ def motion_from_file(
     dofs = file_array(path, "dof_pos", dof_pos)
     names = _dof_names(path, stored_dof_names, requested_dof_names, dofs.shape[1])
     try:
-        return RobotMotion(robot=robot, fps=fps, root_pos=pos, root_rot=xyzw_to_wxyz(rot), dof_pos=dofs,
-                           dof_names=names, info=dict(info or {}))
+        return RobotMotion(
+            robot=robot,
+            fps=fps,
+            root_pos=pos,
+            root_rot=xyzw_to_wxyz(rot),
+            dof_pos=dofs,
+            dof_names=names,
+            info=dict(info or {}),
+        )
     except KinemorphError as exc:
         raise MotionFileError(path, str(exc)) from None

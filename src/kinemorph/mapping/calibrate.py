@@ -237,7 +237,8 @@ def calibrate(
 
     frame: the source frame to use as rest pose; None picks the most neutral standing frame
     (see rest_frame). snap_deg [deg]: largest residual snapped to an axis-aligned offset.
-    position_offsets: derive each body's position offset (False keeps the template's). Returns the calibrated mapping and what was measured.
+    position_offsets: derive each body's position offset (False keeps the template's).
+    Returns the calibrated mapping and what was measured.
     """
     template.check(motion, robot, where="calibration template")
     pairs = _pairs(template)
@@ -278,9 +279,14 @@ def calibrate(
         parent = sk.parents[j]
         local_rot[0, j] = quat_mul(quat_conj(grot[0, parent]), new_global) if parent >= 0 else new_global
     rest = Motion.from_local(
-        sk, motion.fps, local_rot, local_pos,
-        virtual={b: _virtual_source(motion, b) for b in motion.body_names[sk.num_joints:]} or None,
-        family=motion.family, source=motion.source, preset=motion.preset,
+        sk,
+        motion.fps,
+        local_rot,
+        local_pos,
+        virtual={b: _virtual_source(motion, b) for b in motion.body_names[sk.num_joints :]} or None,
+        family=motion.family,
+        source=motion.source,
+        preset=motion.preset,
     )
 
     # Offsets and scales.

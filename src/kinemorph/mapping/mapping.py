@@ -24,6 +24,15 @@ from ..motion.motion import Motion
 from ..robots.robot import Robot
 
 
+def check_family(motion: Motion, robot: Robot) -> None:
+    """A humanoid clip needs a humanoid robot, a quadruped clip a quadruped."""
+    if motion.family != "other" and robot.family and motion.family != robot.family:
+        raise KinemorphError(
+            f"{motion.source} is a {motion.family} motion (preset {motion.preset}) but robot "
+            f"{robot.name} is a {robot.family}; pick a {motion.family} robot or another motion"
+        )
+
+
 @dataclass(frozen=True)
 class BodyTask:
     """One robot body tracking one source body.
@@ -51,7 +60,9 @@ class BodyTask:
             raise MappingError(f"{self.robot_body}: offsets must be finite")
         n = float(np.linalg.norm(self.rotation_offset))
         if abs(n - 1.0) > 1e-3:
-            raise MappingError(f"{self.robot_body}: rotation offset {list(self.rotation_offset)} is not a unit quaternion")
+            raise MappingError(
+                f"{self.robot_body}: rotation offset {list(self.rotation_offset)} is not a unit quaternion"
+            )
         object.__setattr__(self, "rotation_offset", np.asarray(self.rotation_offset, float) / n)
         object.__setattr__(self, "position_offset", np.asarray(self.position_offset, float))
 
@@ -126,14 +137,11 @@ class Mapping:
 
     def check(self, motion: Motion, robot: Robot, *, where: str = "mapping") -> None:
         """Raise a clear error when the mapping does not fit the motion or the robot."""
-        if motion.family != "other" and robot.family and motion.family != robot.family:
-            raise KinemorphError(
-                f"{motion.source} is a {motion.family} motion (preset {motion.preset}) but robot "
-                f"{robot.name} is a {robot.family}; pick a {motion.family} robot or another motion"
-            )
+        check_family(motion, robot)
         if self.source_preset and motion.preset != "generic" and motion.preset != self.source_preset:
             raise MappingError(
-                f"{where} is made for {self.source_preset} sources, but {motion.source} was read with preset {motion.preset}"
+                f"{where} is made for {self.source_preset} sources, "
+                f"but {motion.source} was read with preset {motion.preset}"
             )
         for b in self.source_bodies():
             if b not in motion.body_names:
@@ -153,8 +161,12 @@ class Mapping:
         if missing:
             raise MappingError(f"{where}: missing key(s) {', '.join(missing)}")
         known = set(required) | {
-            "ground_height", "human_height_assumption", "use_ik_match_table1", "use_ik_match_table2",
-            "source_preset", "robot",
+            "ground_height",
+            "human_height_assumption",
+            "use_ik_match_table1",
+            "use_ik_match_table2",
+            "source_preset",
+            "robot",
         }
         unknown = sorted(set(d) - known)
         if unknown:
@@ -173,7 +185,8 @@ class Mapping:
                 ctx = f"{where}: {key}[{robot_body!r}]"
                 if not isinstance(entry, (list, tuple)) or len(entry) != 5:
                     raise MappingError(
-                        f"{ctx}: expected [source body, position weight, rotation weight, position offset xyz, rotation offset wxyz]"
+                        f"{ctx}: expected [source body, position weight, rotation weight, "
+                        "position offset xyz, rotation offset wxyz]"
                     )
                 body, pw, rw, po, ro = entry
                 try:

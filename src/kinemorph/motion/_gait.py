@@ -160,8 +160,10 @@ class FootShape:
         pivot = np.where((np.asarray(pitch) > 0.0)[..., None], heel, ball)
         d = point - pivot
         c, s = np.cos(pitch)[..., None], np.sin(pitch)[..., None]
-        return pivot + np.stack([d[..., 0] * c[..., 0] - d[..., 2] * s[..., 0], d[..., 1],
-                                 d[..., 0] * s[..., 0] + d[..., 2] * c[..., 0]], axis=-1)
+        return pivot + np.stack(
+            [d[..., 0] * c[..., 0] - d[..., 2] * s[..., 0], d[..., 1], d[..., 0] * s[..., 0] + d[..., 2] * c[..., 0]],
+            axis=-1,
+        )
 
 
 @dataclass(frozen=True)
@@ -232,8 +234,10 @@ def _stance_pose(st: Stance, t: np.ndarray, foot: FootShape, period: float) -> t
     pitch = pitch - st.push * smooth((t - (st.end - HEEL_OFF * period)) / (HEEL_OFF * period))
     local = foot.pivoted(np.array([0.0, 0.0, foot.ankle_height]), pitch)
     c, s = np.cos(st.yaw), np.sin(st.yaw)
-    world = np.stack([st.ankle[0] + c * local[:, 0] - s * local[:, 1],
-                      st.ankle[1] + s * local[:, 0] + c * local[:, 1], local[:, 2]], axis=-1)
+    world = np.stack(
+        [st.ankle[0] + c * local[:, 0] - s * local[:, 1], st.ankle[1] + s * local[:, 0] + c * local[:, 1], local[:, 2]],
+        axis=-1,
+    )
     return world, pitch
 
 

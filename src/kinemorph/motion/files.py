@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from .._files import write_text_atomic
 from ..errors import ConfigError, MotionFileError
 from ..transforms import mat_to_quat, quat_mul

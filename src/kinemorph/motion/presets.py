@@ -50,7 +50,9 @@ class Preset:
         if self.up not in ("y", "z"):
             raise ConfigError(f"preset {self.name}: up axis must be 'y' or 'z', got {self.up!r}")
         if self.unit != "auto" and self.unit not in UNITS:
-            raise ConfigError(f"preset {self.name}: unit must be 'auto' or one of {', '.join(UNITS)}, got {self.unit!r}")
+            raise ConfigError(
+                f"preset {self.name}: unit must be 'auto' or one of {', '.join(UNITS)}, got {self.unit!r}"
+            )
 
 
 PRESETS: dict[str, Preset] = {

@@ -91,10 +91,13 @@ _STAND_ROOT = FOOT.ankle_height + THIGH + SHANK + 0.01  # root height with strai
 # Joint frames (columns: local x, y, z) in a heading frame (x forward, y left, z up), neutral posture.
 _TRUNK = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # x up, y forward, z left
 _ARM_DOWN = np.array([[0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]])  # x down, y back, z left
-_CLAVICLE = {1: frame_xy(np.array([0.0, 1.0, 0.0]), np.array([-1.0, 0.0, 0.0])),
-             -1: frame_xy(np.array([0.0, -1.0, 0.0]), np.array([-1.0, 0.0, 0.0]))}
-_FOOT_FLAT = frame_xy(np.array([FOOT.ball_forward, 0.0, FOOT.ball_height - FOOT.ankle_height]),
-                      np.array([0.0, 0.0, 1.0]))
+_CLAVICLE = {
+    1: frame_xy(np.array([0.0, 1.0, 0.0]), np.array([-1.0, 0.0, 0.0])),
+    -1: frame_xy(np.array([0.0, -1.0, 0.0]), np.array([-1.0, 0.0, 0.0])),
+}
+_FOOT_FLAT = frame_xy(
+    np.array([FOOT.ball_forward, 0.0, FOOT.ball_height - FOOT.ankle_height]), np.array([0.0, 0.0, 1.0])
+)
 _TOE_FLAT = frame_xy(np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0]))
 
 
@@ -170,11 +173,15 @@ def _pose(
 
     # Feet, then the root height: as high as the nominal bob allows while both ankles stay in reach.
     style = StepStyle()
-    feet = {side: foot_trajectory(plan_steps(timing, path, side, style), t, FOOT, style, timing.period, side)
-            for side in (1, -1)}
+    feet = {
+        side: foot_trajectory(plan_steps(timing, path, side, style), t, FOOT, style, timing.period, side)
+        for side in (1, -1)
+    }
     sk = procedural_skeleton()
-    hip_off = {side: np.einsum("nij,j->ni", R[:, 0], sk.offsets[ix[f"{p}UpLeg"]] / 100.0)
-               for side, p in ((1, "Left"), (-1, "Right"))}
+    hip_off = {
+        side: np.einsum("nij,j->ni", R[:, 0], sk.offsets[ix[f"{p}UpLeg"]] / 100.0)
+        for side, p in ((1, "Left"), (-1, "Right"))
+    }
     nominal = _STAND_ROOT + 0.02 - w * 0.045 * g + w * 0.02 * g * _cos(c, 0.17, 2)
     limits = [reach_height(root[:, :2] + hip_off[sd][:, :2], feet[sd][0], _REACH) - hip_off[sd][:, 2] for sd in feet]
     root[:, 2] = smooth_below(softmin([nominal, *limits], 0.002), round(0.06 * fps))
@@ -238,14 +245,22 @@ def _clip(kind: str, duration: float, fps: float, speed: float, turn_rate: float
     timing, meta = Timing(speed=0.0, period=1.0), {"duration": duration}
     if kind == "walk":
         timing, still_from = _walk_timing(duration, speed)
-        meta = {"duration": duration, "speed": speed, "turn_rate": turn_rate, "cadence": 2.0 / timing.period,
-                "walk_start": timing.t_rise, "walk_end": still_from,
-                "steady_start": timing.t_rise + timing.rise, "steady_end": timing.t_stop - timing.fall}
+        meta = {
+            "duration": duration,
+            "speed": speed,
+            "turn_rate": turn_rate,
+            "cadence": 2.0 / timing.period,
+            "walk_start": timing.t_rise,
+            "walk_end": still_from,
+            "steady_start": timing.t_rise + timing.rise,
+            "steady_end": timing.t_stop - timing.fall,
+        }
     path = Path(turn_rate / speed if speed > 0 else 0.0)
     t = np.arange(max(round(duration * fps), 2)) / fps
     R, root = _pose(timing, path, t, fps, np.random.default_rng(seed))
-    what = (f"procedural:{kind}(duration={duration:g}, fps={fps:g}, speed={speed:g}, "
-            f"turn_rate={turn_rate:g}, seed={seed})")
+    what = (
+        f"procedural:{kind}(duration={duration:g}, fps={fps:g}, speed={speed:g}, turn_rate={turn_rate:g}, seed={seed})"
+    )
     motion = apply_preset(_bvh_data(R, root, fps), "lafan1", source=what)
     return replace(motion, meta=meta)
 

@@ -9,14 +9,15 @@ has the wrong sign; when the number of wrong signs stops falling, flip only the 
 (Murty's rule), which terminates for positive definite H. The result is the exact optimum (to
 rounding), as an active-set solver such as daqp gives.
 
-H is factorised once, as L'DL with the sparsity of a kinematic tree: ``parent`` gives, for each
-variable, the previous variable it couples to (MuJoCo's dof_parentid), and H may be non-zero only
-between a variable and its ancestors. Eliminating leaves first then creates no fill-in (the scheme
-MuJoCo uses for its mass matrix), so a 35-dof humanoid costs a few hundred operations instead of
-a dense factorisation. ``parent[i] = i - 1`` describes a dense matrix. With active set A (m variables held at bounds b_A), the solution is
-x = x0 + H^-1 E lam with x0 = -H^-1 c and (E' H^-1 E) lam = b_A - x0_A, so each guess costs m
-triangular solves and an m x m system instead of a new factorisation; lam is also the vector of
-multipliers (H x + c = E lam) whose signs the pivoting checks.
+H is factorised once, as L'DL with the sparsity of a kinematic tree: ``parent`` gives, for
+each variable, the previous variable it couples to (MuJoCo's dof_parentid), and H may be
+non-zero only between a variable and its ancestors. Eliminating leaves first then creates no
+fill-in (the scheme MuJoCo uses for its mass matrix), so a 35-dof humanoid costs a few hundred
+operations instead of a dense factorisation. ``parent[i] = i - 1`` describes a dense matrix.
+With active set A (m variables held at bounds b_A), the solution is x = x0 + H^-1 E lam with
+x0 = -H^-1 c and (E' H^-1 E) lam = b_A - x0_A, so each guess costs m solves and an m x m system
+instead of a new factorisation; lam is also the vector of multipliers (H x + c = E lam) whose
+signs the pivoting checks.
 """
 
 from __future__ import annotations
@@ -267,6 +268,12 @@ def box_qp(
         np.ascontiguousarray(c, dtype=np.float64),
         np.ascontiguousarray(lb, dtype=np.float64),
         np.ascontiguousarray(ub, dtype=np.float64),
-        x, state, w.l, w.cols, w.v, w.idx, w.s,
+        x,
+        state,
+        w.l,
+        w.cols,
+        w.v,
+        w.idx,
+        w.s,
     )
     return x, status

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError, UnknownNameError
-from ..mapping.mapping import Mapping, load_mapping
+from ..mapping.mapping import Mapping, check_family, load_mapping
 from ..motion.motion import Motion
 from ..progress import Progress
 from ..robots.robot import Robot
@@ -19,17 +19,25 @@ Solver = Callable[..., RobotMotion]
 
 @dataclass(frozen=True)
 class Engine:
-    """A registered engine: its config type and its solve function
-    solve(motion, robot, mapping, config, *, progress) -> RobotMotion."""
+    """A registered engine: its config type, its solve function
+    solve(motion, robot, mapping, config, *, progress) -> RobotMotion, and named settings that
+    reproduce other tools (``compat``: name -> config factory)."""
 
     name: str
     config_type: type
     solve: Solver
     summary: str
+    compat: dict[str, Callable[[], Any]] = field(default_factory=dict)
 
 
 ENGINES: dict[str, Engine] = {
-    "gmr": Engine("gmr", GmrConfig, solve_gmr, "GMR's two-stage differential IK (exact parity with GMR's output)"),
+    "gmr": Engine(
+        "gmr",
+        GmrConfig,
+        solve_gmr,
+        "GMR's two-stage differential IK (exact parity with GMR's output)",
+        compat={"gmr": GmrConfig.gmr_compatible},
+    ),
 }
 
 
@@ -44,9 +52,12 @@ def default_mapping(motion: Motion, robot: Robot) -> Mapping:
     """The shipped mapping for the robot and the motion's preset."""
     from ..robots.registry import KNOWN_ROBOTS
 
+    check_family(motion, robot)
     if robot.name not in KNOWN_ROBOTS:
         raise UnknownNameError(
-            "robot with a shipped mapping", robot.name, KNOWN_ROBOTS,
+            "robot with a shipped mapping",
+            robot.name,
+            KNOWN_ROBOTS,
             where=f"{robot.path} has no default mapping: pass one (--mapping FILE)",
         )
     return load_mapping(robot.name, motion.preset)

@@ -90,11 +90,11 @@ def _solve_frames(
 ) -> int:
     """Solve frames [start, stop). targets: (T, S, K, 7). Returns the number of QP failures."""
     failures = 0
-    nstage = tasks.count.shape[0]
+    nstage = tasks.ntask.shape[0]
     for f in range(start, stop):
         iters = 0
         for s in range(nstage):
-            if tasks.count[s] == 0:
+            if tasks.ntask[s] == 0:
                 continue
             tgt = targets[f, s]
             curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
@@ -119,7 +119,9 @@ def _solve_frames(
     return failures
 
 
-def _initial_qpos(robot: Robot, mapping: Mapping, targets: np.ndarray, stage_index: int, task_index: int, init: str) -> np.ndarray:
+def _initial_qpos(
+    robot: Robot, mapping: Mapping, targets: np.ndarray, stage_index: int, task_index: int, init: str
+) -> np.ndarray:
     if init == "qpos0":
         return robot.model.qpos0.copy()
     q = robot.rest_qpos()
@@ -159,7 +161,9 @@ def solve_gmr(
         [[(robot.body_id(t.robot_body), t.position_weight, t.rotation_weight) for t in st] for st in stages],
         cfg.lm_damping,
     )
-    root_task = next(((i, k) for i, st in enumerate(stages) for k, t in enumerate(st) if t.robot_body == mapping.robot_root), (0, -1))
+    root_task = next(
+        ((i, k) for i, st in enumerate(stages) for k, t in enumerate(st) if t.robot_body == mapping.robot_root), (0, -1)
+    )
     robot.data.qpos[:] = _initial_qpos(robot, mapping, targets, root_task[0], root_task[1], cfg.init)
     ik.kinematics(model.model_addr, model.data_addr)
 
@@ -173,8 +177,18 @@ def solve_gmr(
     for a in range(0, n, chunk):
         b = min(n, a + chunk)
         failures += _solve_frames(
-            model, task_set, targets, cfg.damping, cfg.tolerance, cfg.max_extra_iterations, a, b,
-            out_qpos, out_iters, out_err, scratch,
+            model,
+            task_set,
+            targets,
+            cfg.damping,
+            cfg.tolerance,
+            cfg.max_extra_iterations,
+            a,
+            b,
+            out_qpos,
+            out_iters,
+            out_err,
+            scratch,
         )
         report(progress, b, n)
     t_done = time.perf_counter()

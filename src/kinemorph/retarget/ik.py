@@ -35,7 +35,11 @@ from ..optim.boxqp import solve_box_qp
 
 def _load_mujoco_symbols() -> None:
     folder = os.path.dirname(mujoco.__file__)
-    libs = sorted(f for f in os.listdir(folder) if f.startswith("libmujoco.so") or f.startswith("libmujoco.") and f.endswith(".dylib"))
+    libs = sorted(
+        f
+        for f in os.listdir(folder)
+        if f.startswith("libmujoco.so") or (f.startswith("libmujoco.") and f.endswith(".dylib"))
+    )
     if not libs:  # pragma: no cover - depends on the wheel's layout
         raise ImportError(f"libmujoco not found in {folder}")
     path = os.path.join(folder, libs[0])
@@ -284,9 +288,15 @@ def jlog(log_tb: np.ndarray, out: np.ndarray) -> bool:
     else:
         beta = (1.0 / t2) * (1.0 - (theta * st / (2.0 * (1.0 - ct))))
     a = (
-        1.0 + beta * (w0 * w0 - t2), beta * w0 * w1 + 0.5 * w2, beta * w0 * w2 - 0.5 * w1,
-        beta * w1 * w0 - 0.5 * w2, 1.0 + beta * (w1 * w1 - t2), beta * w1 * w2 + 0.5 * w0,
-        beta * w2 * w0 + 0.5 * w1, beta * w2 * w1 - 0.5 * w0, 1.0 + beta * (w2 * w2 - t2),
+        1.0 + beta * (w0 * w0 - t2),
+        beta * w0 * w1 + 0.5 * w2,
+        beta * w0 * w2 - 0.5 * w1,
+        beta * w1 * w0 - 0.5 * w2,
+        1.0 + beta * (w1 * w1 - t2),
+        beta * w1 * w2 + 0.5 * w0,
+        beta * w2 * w0 + 0.5 * w1,
+        beta * w2 * w1 - 0.5 * w0,
+        1.0 + beta * (w2 * w2 - t2),
     )
     aqa = _m3(a, _m3(q, a))
     for i in range(3):
@@ -303,7 +313,7 @@ def jlog(log_tb: np.ndarray, out: np.ndarray) -> bool:
 # --------------------------------------------------------------------------------------------
 @njit(cache=True)
 def kinematics(model_addr: int, data_addr: int) -> None:
-    _mj_kinematics(model_addr, data_addr)
+    _mj_kinematics(model_addr, data_addr)  # type: ignore[call-overload]
 
 
 @njit(cache=True, inline="always")
@@ -369,12 +379,12 @@ def body_jacobian_columns(
 class TaskSet(NamedTuple):
     """Frame tasks of one or more stages, padded to K tasks per stage.
 
-    bodies (S, K) int, count (S,) int, cost (S, K, 6) [pos x3, rot x3], lm (S, K) Levenberg-Marquardt
+    bodies (S, K) int, ntask (S,) int, cost (S, K, 6) [pos x3, rot x3], lm (S, K) Levenberg-Marquardt
     damping, chains (S, K, nv) int (dofs moving each body, -1 padded), nchain (S, K) int.
     """
 
     bodies: np.ndarray
-    count: np.ndarray
+    ntask: np.ndarray
     cost: np.ndarray
     lm: np.ndarray
     chains: np.ndarray
@@ -386,7 +396,7 @@ def build_task_set(ik: IkModel, stages: list[list[tuple[int, float, float]]], lm
     s = len(stages)
     k = max(1, max((len(st) for st in stages), default=1))
     bodies = np.zeros((s, k), dtype=np.int64)
-    count = np.array([len(st) for st in stages], dtype=np.int64)
+    ntask = np.array([len(st) for st in stages], dtype=np.int64)
     cost = np.zeros((s, k, 6))
     lm = np.zeros((s, k))
     chains = np.full((s, k, ik.nv), -1, dtype=np.int64)
@@ -400,7 +410,7 @@ def build_task_set(ik: IkModel, stages: list[list[tuple[int, float, float]]], lm
         ch, n = task_chains(ik, bodies[i, : len(st)])
         chains[i, : len(st)] = ch
         nchain[i, : len(st)] = n
-    return TaskSet(bodies, count, cost, lm, chains, nchain)
+    return TaskSet(bodies, ntask, cost, lm, chains, nchain)
 
 
 class Scratch(NamedTuple):
@@ -426,10 +436,22 @@ class Scratch(NamedTuple):
 
 def make_scratch(nv: int, k: int) -> Scratch:
     return Scratch(
-        np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv),
-        np.zeros(nv, dtype=np.int8), np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((3, nv)),
-        np.zeros((2, nv), dtype=np.int64), np.zeros((nv, nv + 1)),
-        np.zeros((6, nv)), np.zeros((6, nv)), np.zeros((6, 6)), np.zeros((max(k, 1), 6)),
+        np.zeros((nv, nv)),
+        np.zeros(nv),
+        np.zeros(nv),
+        np.zeros(nv),
+        np.zeros(nv),
+        np.zeros(nv),
+        np.zeros(nv, dtype=np.int8),
+        np.zeros((nv, nv)),
+        np.zeros((nv, nv)),
+        np.zeros((3, nv)),
+        np.zeros((2, nv), dtype=np.int64),
+        np.zeros((nv, nv + 1)),
+        np.zeros((6, nv)),
+        np.zeros((6, nv)),
+        np.zeros((6, 6)),
+        np.zeros((max(k, 1), 6)),
     )
 
 
@@ -438,7 +460,7 @@ def task_errors(ik: IkModel, tasks: TaskSet, s: int, targets: np.ndarray, logs: 
     """log(T_t^-1 T_b) of every task of stage s into logs (K, 6); returns the norm of all errors.
     targets: (K, 7) [xyz wxyz] for this stage and frame."""
     total = 0.0
-    for k in range(tasks.count[s]):
+    for k in range(tasks.ntask[s]):
         b = tasks.bodies[s, k]
         relative_log(targets[k], ik.xpos[b], ik.xquat[b], logs[k])
         for r in range(6):
@@ -453,7 +475,7 @@ def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch) -> float:
     Returns the summed Levenberg-Marquardt term (to add to the diagonal)."""
     mu_total = 0.0
     h, c, jb, jt, jl = sc.h, sc.c, sc.jb, sc.jt, sc.jl
-    for k in range(tasks.count[s]):
+    for k in range(tasks.ntask[s]):
         b = tasks.bodies[s, k]
         n = tasks.nchain[s, k]
         chain = tasks.chains[s, k]
@@ -474,8 +496,12 @@ def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch) -> float:
                 if r < 3:
                     for a in range(n):
                         jt[nr, a] = -wr * (
-                            jl[r, 0] * jb[0, a] + jl[r, 1] * jb[1, a] + jl[r, 2] * jb[2, a]
-                            + jl[r, 3] * jb[3, a] + jl[r, 4] * jb[4, a] + jl[r, 5] * jb[5, a]
+                            jl[r, 0] * jb[0, a]
+                            + jl[r, 1] * jb[1, a]
+                            + jl[r, 2] * jb[2, a]
+                            + jl[r, 3] * jb[3, a]
+                            + jl[r, 4] * jb[4, a]
+                            + jl[r, 5] * jb[5, a]
                         )
                 else:
                     for a in range(n):
@@ -532,12 +558,14 @@ def solve_and_integrate(ik: IkModel, sc: Scratch) -> int:
         else:
             sc.lb[d] = -np.inf
             sc.ub[d] = np.inf
-    status = solve_box_qp(sc.h, ik.dof_parent, sc.c, sc.lb, sc.ub, sc.dq, sc.state, sc.qp_l, sc.qp_cols, sc.qp_v, sc.qp_idx, sc.qp_s)
+    status = solve_box_qp(
+        sc.h, ik.dof_parent, sc.c, sc.lb, sc.ub, sc.dq, sc.state, sc.qp_l, sc.qp_cols, sc.qp_v, sc.qp_idx, sc.qp_s
+    )
     dt = ik.timestep
     for d in range(nv):
         sc.vel[d] = sc.dq[d] / dt
-    _mj_integratePos(ik.model_addr, ik.qpos.ctypes.data, sc.vel.ctypes.data, dt)
-    _mj_kinematics(ik.model_addr, ik.data_addr)
+    _mj_integratePos(ik.model_addr, ik.qpos.ctypes.data, sc.vel.ctypes.data, dt)  # type: ignore[call-overload]
+    _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
     return status
 
 

@@ -56,7 +56,9 @@ def lowest_points(robot: Robot, qpos: np.ndarray, bodies: tuple[str, ...] | None
         d.qpos[:] = q[t]
         mujoco.mj_kinematics(m, d)
         for f, gs in enumerate(geoms):
-            out[t, f] = min((_geom_lowest_z(m, d, int(g)) for g in gs), default=float(d.xpos[robot.body_id(bodies[f]), 2]))
+            out[t, f] = min(
+                (_geom_lowest_z(m, d, int(g)) for g in gs), default=float(d.xpos[robot.body_id(bodies[f]), 2])
+            )
     return out
 
 

@@ -86,7 +86,5 @@ def default_mapping_path(robot: str, preset: str) -> Path:
     """Path of the shipped default mapping of a known robot for a source preset."""
     info = robot_info(robot)
     if preset not in info.mappings:
-        raise UnknownNameError(
-            f"source preset with a default mapping for {robot}", preset, info.mappings
-        )
+        raise UnknownNameError(f"source preset with a default mapping for {robot}", preset, info.mappings)
     return Path(str(resources.files("kinemorph.robots") / "mappings" / info.mappings[preset]))

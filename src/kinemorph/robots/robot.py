@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import KinemorphError, RobotLoadError, UnknownNameError
 from .registry import KNOWN_ROBOTS, RobotInfo, robot_info
 
+
 def _menagerie_file(name: str) -> Path:
     import mujoco_menagerie
 
@@ -26,7 +27,9 @@ def _menagerie_file(name: str) -> Path:
             f"MENAGERIE_ROOT={root}. Offline machines need MENAGERIE_ROOT pointing at a local copy."
         ) from None
     if not path.is_file():
-        raise RobotLoadError(f"robot {name!r}: model file {path} is missing (MENAGERIE_ROOT={os.environ.get('MENAGERIE_ROOT')})")
+        raise RobotLoadError(
+            f"robot {name!r}: model file {path} is missing (MENAGERIE_ROOT={os.environ.get('MENAGERIE_ROOT')})"
+        )
     return path
 
 
@@ -81,9 +84,15 @@ class Robot:
         if len(free) != 1 or model.jnt_qposadr[free[0]] != 0:
             raise RobotLoadError(f"{path}: expected exactly one free joint at the start of qpos, found {len(free)}")
         joints = [j for j in range(model.njnt) if j != free[0]]
-        bad = [model.joint(j).name for j in joints if int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))]
+        bad = [
+            model.joint(j).name
+            for j in joints
+            if int(model.jnt_type[j]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+        ]
         if bad:
-            raise RobotLoadError(f"{path}: only hinge and slide joints are supported besides the free joint; found {', '.join(bad)}")
+            raise RobotLoadError(
+                f"{path}: only hinge and slide joints are supported besides the free joint; found {', '.join(bad)}"
+            )
         self.joint_ids = np.array(joints, dtype=np.int64)
         self.dof_names = tuple(model.joint(j).name or f"joint{j}" for j in joints)
         self.root_body_id = int(model.jnt_bodyid[free[0]])

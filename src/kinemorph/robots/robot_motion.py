@@ -70,5 +70,12 @@ class RobotMotion:
 
     @classmethod
     def from_qpos(cls, robot: str, fps: float, qpos: np.ndarray, dof_names: tuple[str, ...], **kw: Any) -> RobotMotion:
-        return cls(robot=robot, fps=fps, root_pos=qpos[:, :3].copy(), root_rot=qpos[:, 3:7].copy(),
-                   dof_pos=qpos[:, 7:].copy(), dof_names=tuple(dof_names), **kw)
+        return cls(
+            robot=robot,
+            fps=fps,
+            root_pos=qpos[:, :3].copy(),
+            root_rot=qpos[:, 3:7].copy(),
+            dof_pos=qpos[:, 7:].copy(),
+            dof_names=tuple(dof_names),
+            **kw,
+        )
