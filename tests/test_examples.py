@@ -6,6 +6,7 @@ import runpy
 from pathlib import Path
 
 import pytest
+
 from conftest import HAS_MENAGERIE
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("[0-9][0-9]_*.py"))

@@ -1,4 +1,4 @@
-"""The compiled differential-IK kernels: body Jacobians, the SE(3) log and its Jacobian."""
+"""The compiled differential-IK kernels (ik.py, se3.py): body Jacobians, the SE(3) log and its Jacobian."""
 
 from __future__ import annotations
 
@@ -10,16 +10,8 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from conftest import needs_menagerie
-from kinemorph.retarget.ik import (
-    JLOG_EPS,
-    IkModel,
-    body_jacobian_columns,
-    build_ik_model,
-    jlog,
-    kinematics,
-    relative_log,
-    task_chains,
-)
+from kinemorph.retarget.ik import IkModel, body_jacobian_columns, build_ik_model, kinematics, task_chains
+from kinemorph.retarget.se3 import JLOG_EPS, jlog, relative_log
 from kinemorph.robots import Robot, load_robot
 from kinemorph.transforms import quat_normalize, quat_to_mat
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from .._files import write_text_atomic
 from ..errors import ConfigError, MotionFileError
-from ..transforms import mat_to_quat, quat_mul
 from .bvh import format_bvh, read_bvh
 from .motion import Motion
-from .presets import _Y_UP_TO_Z_UP, UNITS, Preset, apply_preset
-from .skeleton import Skeleton
+from .presets import _Y_UP_TO_Z_UP, UNITS, Preset, apply_preset, change_frame
 
 
 def load_motion(path: str | Path, preset: str | Preset = "auto") -> Motion:
@@ -36,22 +36,9 @@ def save_bvh(motion: Motion, path: str | Path, *, up: str = "y", unit: str = "cm
         raise ConfigError(f"up must be 'y' or 'z', got {up!r}")
     if unit not in UNITS:
         raise ConfigError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
-    inv = 1.0 / UNITS[unit]
-    sk = motion.skeleton
-    local_rot = motion.local_rotations.copy()
-    local_pos = motion.local_positions * inv
-    offsets = sk.offsets * inv
-    if up == "y":
-        r = _Y_UP_TO_Z_UP.T
-        local_pos[:, 0] = local_pos[:, 0] @ r.T
-        offsets[0] = r @ offsets[0]
-        local_rot[:, 0] = quat_mul(mat_to_quat(r), local_rot[:, 0])
-    file_sk = Skeleton(
-        names=sk.names,
-        parents=sk.parents,
-        offsets=offsets,
-        channels=sk.channels,
-        end_sites=tuple(type(e)(parent=e.parent, offset=e.offset * inv) for e in sk.end_sites),
+    rotation = _Y_UP_TO_Z_UP.T if up == "y" else np.eye(3)
+    file_sk, local_rot, local_pos = change_frame(
+        motion.skeleton, motion.local_rotations, motion.local_positions, rotation=rotation, scale=1.0 / UNITS[unit]
     )
     text = format_bvh(file_sk, 1.0 / motion.fps, local_rot, local_pos)
     return write_text_atomic(path, text, force=force)

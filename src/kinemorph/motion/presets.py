@@ -112,6 +112,28 @@ def _unit_scale(unit: str, data: BvhData, local_rot: np.ndarray, local_pos: np.n
     return UNITS["cm"] if extent > 30.0 else UNITS["m"]
 
 
+def change_frame(
+    skeleton: Skeleton, local_rot: np.ndarray, local_pos: np.ndarray, *, rotation: np.ndarray, scale: float
+) -> tuple[Skeleton, np.ndarray, np.ndarray]:
+    """The same animation expressed in another world frame and unit: lengths times ``scale``, the
+    world turned by ``rotation`` (3x3). Only the root changes its rotation; every joint's local
+    rotation stays, since each lives in its parent's frame. Returns new arrays."""
+    local_rot = local_rot.copy()
+    local_pos = local_pos * scale
+    offsets = skeleton.offsets * scale
+    local_pos[:, 0] = local_pos[:, 0] @ rotation.T
+    offsets[0] = rotation @ offsets[0]
+    local_rot[:, 0] = quat_mul(mat_to_quat(rotation), local_rot[:, 0])
+    new = Skeleton(
+        names=skeleton.names,
+        parents=skeleton.parents,
+        offsets=offsets,
+        channels=skeleton.channels,
+        end_sites=tuple(type(e)(parent=e.parent, offset=e.offset * scale) for e in skeleton.end_sites),
+    )
+    return new, local_rot, local_pos
+
+
 def apply_preset(data: BvhData, preset: Preset | str = "auto", *, source: str = "<memory>") -> Motion:
     """Turn raw BVH content into a Motion in world Z-up metres."""
     if isinstance(preset, str):
@@ -123,20 +145,8 @@ def apply_preset(data: BvhData, preset: Preset | str = "auto", *, source: str = 
                 raise UnknownNameError("joint", j, sk.names, where=f"{source} (preset {preset.name}, body {body})")
     local_rot, local_pos = data.local_transforms()
     scale = _unit_scale(preset.unit, data, local_rot, local_pos)
-    local_pos = local_pos * scale
-    offsets = sk.offsets * scale
-    if preset.up == "y":
-        r = _Y_UP_TO_Z_UP
-        local_pos[:, 0] = local_pos[:, 0] @ r.T
-        offsets[0] = r @ offsets[0]
-        local_rot[:, 0] = quat_mul(mat_to_quat(r), local_rot[:, 0])
-    skeleton = Skeleton(
-        names=sk.names,
-        parents=sk.parents,
-        offsets=offsets,
-        channels=sk.channels,
-        end_sites=tuple(type(e)(parent=e.parent, offset=e.offset * scale) for e in sk.end_sites),
-    )
+    rotation = _Y_UP_TO_Z_UP if preset.up == "y" else np.eye(3)
+    skeleton, local_rot, local_pos = change_frame(sk, local_rot, local_pos, rotation=rotation, scale=scale)
     return Motion.from_local(
         skeleton,
         fps_from_frame_time(data.frame_time),
