@@ -7,39 +7,63 @@ import numpy as np
 
 from .robot import Robot
 
+_T = mujoco.mjtGeom
+
 
 def collision_geoms(robot: Robot, body: str) -> np.ndarray:
-    """Collision geoms (contype or conaffinity set) attached to a body. Shape: (G,) int."""
+    """Collision geoms (contype or conaffinity set) attached to a body; every geom of the body when
+    none collides. Shape: (G,) int."""
     b = robot.body_id(body)
     m = robot.model
     ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b and (m.geom_contype[g] or m.geom_conaffinity[g])]
-    if not ids:  # fall back on every geom of the body
+    if not ids:
         ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]
     return np.array(ids, dtype=np.int64)
 
 
-def _geom_lowest_z(model: mujoco.MjModel, data: mujoco.MjData, g: int) -> float:
-    """Lowest world z [m] of one geom at the current kinematics."""
-    t = int(model.geom_type[g])
-    z = float(data.geom_xpos[g, 2])
-    r = data.geom_xmat[g].reshape(3, 3)
-    size = model.geom_size[g]
-    if t == mujoco.mjtGeom.mjGEOM_SPHERE:
-        return z - size[0]
-    if t == mujoco.mjtGeom.mjGEOM_CAPSULE:
-        return z - abs(r[2, 2]) * size[1] - size[0]
-    if t == mujoco.mjtGeom.mjGEOM_CYLINDER:
-        return z - abs(r[2, 2]) * size[1] - size[0] * float(np.sqrt(max(0.0, 1.0 - r[2, 2] ** 2)))
-    if t == mujoco.mjtGeom.mjGEOM_BOX:
-        return z - float(np.abs(r[2]) @ size)
-    if t == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
-        return z - float(np.sqrt(np.sum((r[2] * size) ** 2)))
-    if t == mujoco.mjtGeom.mjGEOM_MESH:
-        mid = int(model.geom_dataid[g])
-        a, n = int(model.mesh_vertadr[mid]), int(model.mesh_vertnum[mid])
-        verts = model.mesh_vert[a : a + n]
-        return z + float((verts @ r[2]).min())
-    return z  # planes, height fields: their origin
+def _all_collision_geoms(robot: Robot) -> np.ndarray:
+    m = robot.model
+    keep = (m.geom_contype != 0) | (m.geom_conaffinity != 0)
+    keep &= m.geom_bodyid != 0
+    keep &= m.geom_type != _T.mjGEOM_PLANE
+    return np.nonzero(keep)[0]
+
+
+def geom_lowest_z(robot: Robot, qpos: np.ndarray, geoms: np.ndarray) -> np.ndarray:
+    """Lowest world z [m] of each geom, per frame: one kinematics pass, then closed forms per
+    geom type (sphere, capsule, cylinder, box, ellipsoid; meshes through their vertices; other
+    types by their origin). qpos: (T, nq) or (nq,). Returns (T, G)."""
+    q = np.atleast_2d(np.asarray(qpos, dtype=np.float64))
+    m, d = robot.model, robot.data
+    n = q.shape[0]
+    pos_z = np.empty((n, len(geoms)))
+    zrow = np.empty((n, len(geoms), 3))  # third row of each geom's rotation: world z in the geom frame
+    for t in range(n):
+        d.qpos[:] = q[t]
+        mujoco.mj_kinematics(m, d)
+        pos_z[t] = d.geom_xpos[geoms, 2]
+        zrow[t] = d.geom_xmat[geoms, 6:9]
+    types = m.geom_type[geoms]
+    size = m.geom_size[geoms]
+    out = pos_z.copy()
+    ext = np.zeros_like(pos_z)  # how far each geom reaches below its origin
+    sphere = types == _T.mjGEOM_SPHERE
+    ext[:, sphere] = size[sphere, 0]
+    cap = types == _T.mjGEOM_CAPSULE
+    ext[:, cap] = np.abs(zrow[:, cap, 2]) * size[cap, 1] + size[cap, 0]
+    cyl = types == _T.mjGEOM_CYLINDER
+    c = np.abs(zrow[:, cyl, 2])
+    ext[:, cyl] = c * size[cyl, 1] + size[cyl, 0] * np.sqrt(np.maximum(0.0, 1.0 - c**2))
+    box = types == _T.mjGEOM_BOX
+    ext[:, box] = np.sum(np.abs(zrow[:, box]) * size[box], axis=-1)
+    ell = types == _T.mjGEOM_ELLIPSOID
+    ext[:, ell] = np.sqrt(np.sum((zrow[:, ell] * size[ell]) ** 2, axis=-1))
+    out -= ext
+    for k in np.nonzero(types == _T.mjGEOM_MESH)[0]:
+        mid = int(m.geom_dataid[geoms[k]])
+        a, nv = int(m.mesh_vertadr[mid]), int(m.mesh_vertnum[mid])
+        out[:, k] = pos_z[:, k] + (zrow[:, k] @ m.mesh_vert[a : a + nv].T).min(axis=1)
+    return out
 
 
 def lowest_points(robot: Robot, qpos: np.ndarray, bodies: tuple[str, ...] | None = None) -> np.ndarray:
@@ -48,28 +72,22 @@ def lowest_points(robot: Robot, qpos: np.ndarray, bodies: tuple[str, ...] | None
     qpos: (T, nq) or (nq,). Returns (T, F).
     """
     bodies = robot.feet if bodies is None else bodies
-    geoms = [collision_geoms(robot, b) for b in bodies]
-    q = np.atleast_2d(np.asarray(qpos, dtype=np.float64))
-    out = np.empty((q.shape[0], len(bodies)))
-    m, d = robot.model, robot.data
-    for t in range(q.shape[0]):
-        d.qpos[:] = q[t]
-        mujoco.mj_kinematics(m, d)
-        for f, gs in enumerate(geoms):
-            out[t, f] = min(
-                (_geom_lowest_z(m, d, int(g)) for g in gs), default=float(d.xpos[robot.body_id(bodies[f]), 2])
-            )
+    per_body = [collision_geoms(robot, b) for b in bodies]
+    z = geom_lowest_z(robot, qpos, np.concatenate([*per_body, np.zeros(0, dtype=np.int64)]))
+    out = np.empty((z.shape[0], len(bodies)))
+    origin_z = None
+    start = 0
+    for f, g in enumerate(per_body):
+        if len(g):
+            out[:, f] = z[:, start : start + len(g)].min(axis=1)
+        else:  # a body without geoms (e.g. only meshes, dropped at loading): its origin
+            if origin_z is None:
+                origin_z = robot.fk(qpos).positions[..., 2]
+            out[:, f] = origin_z[:, robot.body_id(bodies[f])]
+        start += len(g)
     return out
 
 
 def lowest_point_all(robot: Robot, qpos: np.ndarray) -> np.ndarray:
     """Lowest world z [m] over every collision geom of the robot, per frame. Shape: (T,)."""
-    m, d = robot.model, robot.data
-    geoms = [g for g in range(m.ngeom) if (m.geom_contype[g] or m.geom_conaffinity[g]) and m.geom_bodyid[g] != 0]
-    q = np.atleast_2d(np.asarray(qpos, dtype=np.float64))
-    out = np.empty(q.shape[0])
-    for t in range(q.shape[0]):
-        d.qpos[:] = q[t]
-        mujoco.mj_kinematics(m, d)
-        out[t] = min(_geom_lowest_z(m, d, g) for g in geoms)
-    return out
+    return geom_lowest_z(robot, qpos, _all_collision_geoms(robot)).min(axis=1)
