@@ -31,7 +31,7 @@ def main() -> int:
     ap.add_argument(
         "--compat", choices=["gmr"], help="GMR's settings (human height 1.75, no ground fit, start at qpos0)"
     )
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--no-process", action="store_true", help="skip the whole-process timing")
     args = ap.parse_args()
 
