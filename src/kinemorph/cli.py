@@ -67,7 +67,7 @@ def cmd_retarget(args: argparse.Namespace) -> int:
     from .motion import load_motion
     from .progress import ProgressBar
     from .quality import evaluate
-    from .retarget import default_mapping, get_engine, retarget
+    from .retarget import default_mapping, get_engine, retarget, timing_summary
     from .robots import load_robot
 
     t0 = time.perf_counter()
@@ -90,12 +90,7 @@ def cmd_retarget(args: argparse.Namespace) -> int:
     _save_outputs(args, result, robot, report)
     if not args.quiet:
         print(report.table())
-        print(
-            f"{result.num_frames} frames in {result.info['seconds_solve']:.2f} s "
-            f"({result.info['frames_per_s']:.0f} frames/s, "
-            f"{result.info['iterations_per_frame']:.2f} iterations/frame); "
-            f"total {time.perf_counter() - t0:.2f} s -> {args.output}"
-        )
+        print(f"{timing_summary(result)}; total {time.perf_counter() - t0:.2f} s -> {args.output}")
     return 0
 
 

@@ -14,7 +14,7 @@ from .motion.procedural import procedural_walk
 from .plot import plot_retarget
 from .progress import ProgressBar
 from .quality import evaluate
-from .retarget import default_mapping, retarget
+from .retarget import default_mapping, retarget, timing_summary
 from .robots import load_robot
 
 DEMO_NAME = "demo_walk"
@@ -58,10 +58,7 @@ def run_demo(
             file=sys.stdout,
         )
         print(report.table())
-        print(
-            f"{result.num_frames} frames in {result.info['seconds_solve']:.3f} s "
-            f"({result.info['frames_per_s']:.0f} frames/s)"
-        )
+        print(timing_summary(result))
         for k, p in paths.items():
             print(f"  {k:<7} {p}")
     return paths

@@ -85,4 +85,16 @@ def retarget(
     return eng.solve(motion, robot, mapping, config or eng.config_type(), progress=progress)
 
 
-__all__ = ["ENGINES", "Engine", "GmrConfig", "default_mapping", "get_engine", "retarget"]
+def timing_summary(result: RobotMotion) -> str:
+    """One line on how long the engine took, e.g. for the CLI and the demo."""
+    info = result.info
+    text = f"{result.num_frames} frames in {info['seconds_solve']:.3f} s ({info['frames_per_s']:.0f} frames/s"
+    if "iterations_per_frame" in info:
+        text += f", {info['iterations_per_frame']:.2f} iterations/frame"
+    text += ")"
+    if info.get("seconds_compile", 0.0) > 1.0:
+        text += f"; first use compiled the kernels in {info['seconds_compile']:.1f} s (cached for later runs)"
+    return text
+
+
+__all__ = ["ENGINES", "Engine", "GmrConfig", "default_mapping", "get_engine", "retarget", "timing_summary"]
