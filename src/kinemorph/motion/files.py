@@ -9,6 +9,7 @@ import numpy as np
 from .._files import write_text_atomic
 from ..errors import ConfigError, MotionFileError
 from .bvh import format_bvh, read_bvh
+from .keypoints import read_keypoints
 from .motion import Motion
 from .presets import _Y_UP_TO_Z_UP, UNITS, Preset, apply_preset, change_frame
 
@@ -17,12 +18,17 @@ def load_motion(path: str | Path, preset: str | Preset = "auto") -> Motion:
     """Load a motion file into the library's Z-up metre convention.
 
     preset: "auto" (recognise LAFAN1 and dog skeletons by their joint names, else generic),
-    a preset name ("lafan1", "dog", "generic") or a Preset.
+    a preset name ("lafan1", "dog", "generic") or a Preset. A .npz holds keypoint trajectories
+    (layout in motion/keypoints.py) and needs no preset.
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    if suffix == ".npz":
+        if preset not in ("auto", "keypoints"):
+            raise MotionFileError(p, f"keypoint .npz files take no preset (got {preset!r}); their layout says it")
+        return read_keypoints(p)
     if suffix != ".bvh":
-        raise MotionFileError(p, f"unsupported motion format {suffix or '(none)'!r}; supported: .bvh")
+        raise MotionFileError(p, f"unsupported motion format {suffix or '(none)'!r}; supported: .bvh, .npz (keypoints)")
     return apply_preset(read_bvh(p), preset, source=str(p))
 
 

@@ -48,6 +48,7 @@ class Motion:
         family: "humanoid", "quadruped" or "other": which robots the clip suits.
         source: where it came from (a path, or a description), for messages.
         preset: the preset that produced it.
+        legs: quadrupeds: (leg root, paw) body per leg in the order FL, FR, RL, RR (empty otherwise).
     """
 
     skeleton: Skeleton
@@ -61,6 +62,7 @@ class Motion:
     source: str = "<memory>"
     preset: str = "generic"
     meta: dict[str, float] = field(default_factory=dict)
+    legs: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         t = self.local_rotations.shape[0]
@@ -84,6 +86,11 @@ class Motion:
             raise KinemorphError(f"family must be one of {', '.join(FAMILIES)}, got {self.family!r}")
         if not (np.isfinite(self.positions).all() and np.isfinite(self.rotations).all()):
             raise KinemorphError(f"{self.source}: the motion has non-finite poses")
+        if self.legs and len(self.legs) != 4:
+            raise KinemorphError(f"{self.source}: legs must name 4 (root, paw) pairs (FL, FR, RL, RR)")
+        for root, paw in self.legs:
+            self.index(root)
+            self.index(paw)
 
     @classmethod
     def from_local(
@@ -97,6 +104,7 @@ class Motion:
         family: str = "other",
         source: str = "<memory>",
         preset: str = "generic",
+        legs: tuple[tuple[str, str], ...] = (),
     ) -> Motion:
         """Build a motion by forward kinematics.
 
@@ -122,6 +130,7 @@ class Motion:
             family=family,
             source=source,
             preset=preset,
+            legs=legs,
         )
 
     @property

@@ -37,6 +37,7 @@ class Preset:
         family: the kind of body ("humanoid", "quadruped", "other").
         virtual: extra bodies, name -> (joint for the position, joint for the orientation).
         signature: joints whose presence identifies the source when the preset is "auto".
+        legs: quadrupeds: (leg root joint, paw joint) per leg, FL, FR, RL, RR.
     """
 
     name: str
@@ -45,6 +46,7 @@ class Preset:
     family: str = "other"
     virtual: dict[str, tuple[str, str]] = field(default_factory=dict)
     signature: tuple[str, ...] = ()
+    legs: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.up not in ("y", "z"):
@@ -72,6 +74,14 @@ PRESETS: dict[str, Preset] = {
             unit="cm",
             family="quadruped",
             signature=("Bip01", "b_Hips", "b_LeftHand", "b_RightHand", "b_LeftToe", "b_RightToe"),
+            # Front paws are the finger joints (on the ground when planted), not the wrists
+            # (b_LeftHand, b_RightHand: 4-10 cm up); the legs' roots are shoulders and hips.
+            legs=(
+                ("b_LeftArm", "b__LeftFinger"),
+                ("b_RightArm", "b_RightFinger"),
+                ("b_LeftLegUpper", "b_LeftToe"),
+                ("b_RightLegUpper", "b_RightToe"),
+            ),
         ),
         Preset(name="generic"),
     )
@@ -156,4 +166,5 @@ def apply_preset(data: BvhData, preset: Preset | str = "auto", *, source: str = 
         family=preset.family,
         source=source,
         preset=preset.name,
+        legs=preset.legs,
     )

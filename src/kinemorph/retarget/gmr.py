@@ -2,8 +2,8 @@
 
 Per frame, starting from the previous frame's solution: stage 1 then stage 2, each a weighted
 damped differential-IK step (ik.py) repeated while the stage's summed task error improves by more
-than ``tolerance``, at most ``max_extra_iterations`` more times. The whole clip runs in compiled
-code, a chunk of frames at a time so that progress can be reported between chunks.
+than ``tolerance``, at most ``max_extra_iterations`` more times. The clip is solved by solve.py's
+compiled loop.
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ..errors import ConfigError
 from ..mapping.mapping import Mapping
 from ..motion.motion import Motion
-from ..progress import Progress, report
+from ..progress import Progress
 from ..robots.robot import Robot
 from ..robots.robot_motion import Keypoints, RobotMotion
-from . import ik
 from .ground import apply_ground_shift, ground_shift
+from .solve import solve_sequence
 from .targets import scaled_positions, stage_targets
 
 INIT_CHOICES = ("target", "qpos0", "rest")
@@ -73,52 +72,6 @@ class GmrConfig:
         return cls(human_height=1.75, ground="off", init="qpos0")
 
 
-@njit(cache=True)
-def _solve_frames(
-    model: ik.IkModel,
-    tasks: ik.TaskSet,
-    targets: np.ndarray,
-    damping: float,
-    tolerance: float,
-    max_extra: int,
-    start: int,
-    stop: int,
-    out_qpos: np.ndarray,
-    out_iters: np.ndarray,
-    out_err: np.ndarray,
-    sc: ik.Scratch,
-) -> int:
-    """Solve frames [start, stop). targets: (T, S, K, 7). Returns the number of QP failures."""
-    failures = 0
-    nstage = tasks.ntask.shape[0]
-    for f in range(start, stop):
-        iters = 0
-        for s in range(nstage):
-            if tasks.ntask[s] == 0:
-                continue
-            tgt = targets[f, s]
-            curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
-            for i in range(sc.state.shape[0]):
-                sc.state[i] = 0
-            if ik.ik_step(model, tasks, s, damping, sc) < 0:
-                failures += 1
-            iters += 1
-            nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
-            extra = 0
-            while curr - nxt > tolerance and extra < max_extra:
-                curr = nxt
-                if ik.ik_step(model, tasks, s, damping, sc) < 0:
-                    failures += 1
-                iters += 1
-                nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
-                extra += 1
-            out_err[f, s] = nxt
-        out_iters[f] = iters
-        for i in range(model.nq):
-            out_qpos[f, i] = model.qpos[i]
-    return failures
-
-
 def _initial_qpos(
     robot: Robot, mapping: Mapping, targets: np.ndarray, stage_index: int, task_index: int, init: str
 ) -> np.ndarray:
@@ -155,58 +108,22 @@ def solve_gmr(
         targets[:, i, : len(st)] = stage_targets(motion, mapping, st, height_ratio=ratio, scaled=scaled)
     t_targets = time.perf_counter()
 
-    model = ik.build_ik_model(robot.model, robot.data)
-    task_set = ik.build_task_set(
-        model,
-        [[(robot.body_id(t.robot_body), t.position_weight, t.rotation_weight) for t in st] for st in stages],
-        cfg.lm_damping,
-    )
     root_task = next(
         ((i, k) for i, st in enumerate(stages) for k, t in enumerate(st) if t.robot_body == mapping.robot_root), (0, -1)
     )
-    robot.data.qpos[:] = _initial_qpos(robot, mapping, targets, root_task[0], root_task[1], cfg.init)
-    ik.kinematics(model.model_addr, model.data_addr)
-
-    n = motion.num_frames
-    out_qpos = np.zeros((n, robot.nq))
-    out_iters = np.zeros(n, dtype=np.int64)
-    out_err = np.zeros((n, len(stages)))
-    scratch = ik.make_scratch(robot.nv, kmax)
-    failures = 0
-    t_compile = time.perf_counter()
-    _solve_frames(  # an empty range: compiles the kernel on first use (or loads it from numba's cache)
-        model,
-        task_set,
+    sol = solve_sequence(
+        robot,
+        [[(robot.body_id(t.robot_body), t.position_weight, t.rotation_weight) for t in st] for st in stages],
         targets,
-        cfg.damping,
-        cfg.tolerance,
-        cfg.max_extra_iterations,
-        0,
-        0,
-        out_qpos,
-        out_iters,
-        out_err,
-        scratch,
+        _initial_qpos(robot, mapping, targets, root_task[0], root_task[1], cfg.init),
+        damping=cfg.damping,
+        lm_damping=cfg.lm_damping,
+        tolerance=cfg.tolerance,
+        max_extra_iterations=cfg.max_extra_iterations,
+        progress=progress,
+        chunk=chunk,
     )
-    t_loop = time.perf_counter()
-    for a in range(0, n, chunk):
-        b = min(n, a + chunk)
-        failures += _solve_frames(
-            model,
-            task_set,
-            targets,
-            cfg.damping,
-            cfg.tolerance,
-            cfg.max_extra_iterations,
-            a,
-            b,
-            out_qpos,
-            out_iters,
-            out_err,
-            scratch,
-        )
-        report(progress, b, n)
-    t_done = time.perf_counter()
+    n = motion.num_frames
 
     # Keypoints for tracking metrics: the position target of every task with a position weight.
     kp_bodies: list[str] = []
@@ -220,16 +137,16 @@ def solve_gmr(
     info = {
         "engine": "gmr",
         "frames": n,
-        "iterations_per_frame": float(out_iters.mean()),
-        "qp_failures": int(failures),
+        "iterations_per_frame": float(sol.iterations.mean()),
+        "qp_failures": sol.qp_failures,
         "seconds_targets": t_targets - t_start,
-        "seconds_solve": t_done - t_loop,
-        "seconds_compile": t_loop - t_compile,
-        "frames_per_s": n / max(t_done - t_loop, 1e-12),
+        "seconds_solve": sol.seconds_solve,
+        "seconds_compile": sol.seconds_compile,
+        "frames_per_s": n / max(sol.seconds_solve, 1e-12),
         "height_ratio": ratio,
-        "stage_error_final_mean": [float(x) for x in out_err.mean(axis=0)],
+        "stage_error_final_mean": [float(x) for x in sol.errors.mean(axis=0)],
     }
-    result = RobotMotion.from_qpos(robot.name, motion.fps, out_qpos, robot.dof_names, keypoints=keypoints, info=info)
+    result = RobotMotion.from_qpos(robot.name, motion.fps, sol.qpos, robot.dof_names, keypoints=keypoints, info=info)
     if cfg.ground == "auto":
         result = apply_ground_shift(result, ground_shift(motion, robot, mapping, result))
     return result

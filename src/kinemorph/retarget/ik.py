@@ -420,10 +420,40 @@ def solve_and_integrate(ik: IkModel, sc: Scratch) -> int:
     return status
 
 
+class Posture(NamedTuple):
+    """A pull of the joints toward a configuration: cost 0.5 sum_d (w_d (q_d + dq_d - q*_d))^2.
+
+    weight: (nv,) per tangent coordinate [1/rad or 1/m], zero for free-joint dofs and for joints
+    left free; target: (nq,) the configuration q* (only hinge and slide entries are read).
+    """
+
+    weight: np.ndarray
+    target: np.ndarray
+
+
+def no_posture(ik: IkModel) -> Posture:
+    return Posture(np.zeros(ik.nv), np.zeros(ik.nq))
+
+
 @njit(cache=True)
-def ik_step(ik: IkModel, tasks: TaskSet, s: int, damping: float, sc: Scratch) -> int:
-    """One weighted damped differential-IK step for stage s, using sc.logs from task_errors."""
+def accumulate_posture(ik: IkModel, posture: Posture, sc: Scratch) -> None:
+    """Add the posture pull to sc.h and sc.c (no-op where the weight is zero)."""
+    for d in range(ik.nv):
+        w = posture.weight[d]
+        a = ik.dof_qadr[d]
+        if w == 0.0 or a < 0:
+            continue
+        w2 = w * w
+        sc.h[d, d] += w2
+        sc.c[d] += w2 * (ik.qpos[a] - posture.target[a])
+
+
+@njit(cache=True)
+def ik_step(ik: IkModel, tasks: TaskSet, s: int, damping: float, posture: Posture, sc: Scratch) -> int:
+    """One weighted damped differential-IK step for stage s (frame tasks from sc.logs, as left by
+    task_errors at this configuration, plus the posture pull)."""
     begin_normal_equations(sc, ik.nv)
     mu = accumulate_tasks(ik, tasks, s, sc)
+    accumulate_posture(ik, posture, sc)
     finish_normal_equations(sc, ik.nv, damping + mu)
     return solve_and_integrate(ik, sc)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from ..conventions import LEGS
 from ..errors import UnknownNameError
 
 
@@ -20,6 +21,9 @@ class RobotInfo:
         feet: bodies that touch the ground, left before right (quadrupeds: FL, FR, RL, RR).
         rest_key: keyframe holding a standing pose ("" when the model has none).
         mappings: default mapping file per source preset (files in kinemorph/robots/mappings/).
+        legs: quadrupeds: (hip body, foot body) per leg in the order FL, FR, RL, RR.
+        foot_spheres: foot bodies to create at load, foot body -> shank body carrying its sphere
+            (see robots/feet.py).
     """
 
     name: str
@@ -28,6 +32,8 @@ class RobotInfo:
     feet: tuple[str, ...]
     rest_key: str = ""
     mappings: dict[str, str] = field(default_factory=dict)
+    legs: tuple[tuple[str, str], ...] = ()
+    foot_spheres: dict[str, str] = field(default_factory=dict)
 
 
 KNOWN_ROBOTS: dict[str, RobotInfo] = {
@@ -56,19 +62,18 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
             feet=("left_ankle_link", "right_ankle_link"),
             mappings={"lafan1": "lafan1_to_unitree_h1.json"},
         ),
-        RobotInfo(
-            name="unitree_go2",
-            family="quadruped",
-            root_body="base",
-            feet=("FL_calf", "FR_calf", "RL_calf", "RR_calf"),
-            rest_key="home",
-        ),
-        RobotInfo(
-            name="unitree_a1",
-            family="quadruped",
-            root_body="trunk",
-            feet=("FL_calf", "FR_calf", "RL_calf", "RR_calf"),
-            rest_key="home",
+        *(
+            RobotInfo(
+                name=name,
+                family="quadruped",
+                root_body=root,
+                feet=tuple(f"{leg}_foot" for leg in LEGS),
+                rest_key="home",
+                mappings={"dog": f"dog_to_{name}.json"},
+                legs=tuple((f"{leg}_thigh", f"{leg}_foot") for leg in LEGS),
+                foot_spheres={f"{leg}_foot": f"{leg}_calf" for leg in LEGS},
+            )
+            for name, root in (("unitree_go2", "base"), ("unitree_a1", "trunk"))
         ),
     )
 }

@@ -10,6 +10,7 @@ import mujoco
 import numpy as np
 
 from ..errors import KinemorphError, RobotLoadError, UnknownNameError
+from .feet import add_foot_bodies
 from .registry import KNOWN_ROBOTS, RobotInfo, robot_info
 
 
@@ -33,7 +34,7 @@ def _menagerie_file(name: str) -> Path:
     return path
 
 
-def _compile(path: Path, *, meshes: bool) -> mujoco.MjModel:
+def _compile(path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None = None) -> mujoco.MjModel:
     """Compile an MJCF or URDF file. Without meshes, mesh geoms and assets are dropped: kinematics
     and primitive collision geoms are unchanged and compiling is 10-50x faster, but a body whose
     inertia came from mesh geoms loses it, so dynamics and rendering ask for meshes=True.
@@ -48,6 +49,8 @@ def _compile(path: Path, *, meshes: bool) -> mujoco.MjModel:
                 spec.delete(g)
         for m in list(spec.meshes):
             spec.delete(m)
+    if foot_spheres:
+        add_foot_bodies(spec, foot_spheres, where=str(path))
     if not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints):
         bodies = spec.worldbody.bodies
         if not bodies:
@@ -108,6 +111,10 @@ class Robot:
         for f in self.feet:
             self.body_id(f)
         self.rest_key = info.rest_key
+        self.legs = tuple(info.legs)
+        for hip, foot in self.legs:
+            self.body_id(hip)
+            self.body_id(foot)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -124,7 +131,7 @@ class Robot:
             info = RobotInfo(name=path.stem, family="", root_body="", feet=())
         else:
             raise UnknownNameError("robot", s, [*KNOWN_ROBOTS, "<path to .xml or .urdf>"])
-        model = _compile(path, meshes=meshes)
+        model = _compile(path, meshes=meshes, foot_spheres=info.foot_spheres)
         robot = cls(model, name=info.name, path=path, info=info)
         if not info.family:
             robot.family = robot._guess_family()

@@ -1,0 +1,121 @@
+"""Solving a clip with the IK step: every frame, each stage stepped until its error stops
+falling (GMR's rule), starting from the previous frame's solution. Shared by the engines.
+
+The loop over frames is compiled (numba) and runs a chunk of frames at a time so that progress
+can be reported between chunks.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..progress import Progress, report
+from ..robots.robot import Robot
+from . import ik
+
+
+@njit(cache=True)
+def solve_frames(
+    model: ik.IkModel,
+    tasks: ik.TaskSet,
+    targets: np.ndarray,
+    posture: ik.Posture,
+    damping: float,
+    tolerance: float,
+    max_extra: int,
+    start: int,
+    stop: int,
+    out_qpos: np.ndarray,
+    out_iters: np.ndarray,
+    out_err: np.ndarray,
+    sc: ik.Scratch,
+) -> int:
+    """Solve frames [start, stop). targets: (T, S, K, 7). Returns the number of QP failures."""
+    failures = 0
+    nstage = tasks.ntask.shape[0]
+    for f in range(start, stop):
+        iters = 0
+        for s in range(nstage):
+            if tasks.ntask[s] == 0:
+                continue
+            tgt = targets[f, s]
+            curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
+            for i in range(sc.state.shape[0]):
+                sc.state[i] = 0
+            if ik.ik_step(model, tasks, s, damping, posture, sc) < 0:
+                failures += 1
+            iters += 1
+            nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
+            extra = 0
+            while curr - nxt > tolerance and extra < max_extra:
+                curr = nxt
+                if ik.ik_step(model, tasks, s, damping, posture, sc) < 0:
+                    failures += 1
+                iters += 1
+                nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
+                extra += 1
+            out_err[f, s] = nxt
+        out_iters[f] = iters
+        for i in range(model.nq):
+            out_qpos[f, i] = model.qpos[i]
+    return failures
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What solve_sequence returns: qpos (T, nq), iterations per frame (T,), final error per frame
+    and stage (T, S), and bookkeeping for RobotMotion.info."""
+
+    qpos: np.ndarray
+    iterations: np.ndarray
+    errors: np.ndarray
+    qp_failures: int
+    seconds_compile: float
+    seconds_solve: float
+
+
+def solve_sequence(
+    robot: Robot,
+    stages: list[list[tuple[int, float, float]]],
+    targets: np.ndarray,
+    init_qpos: np.ndarray,
+    *,
+    damping: float,
+    lm_damping: float,
+    tolerance: float,
+    max_extra_iterations: int,
+    posture: tuple[np.ndarray, np.ndarray] | None = None,
+    progress: Progress | None = None,
+    chunk: int = 200,
+) -> Solution:
+    """Solve every frame of ``targets`` (T, S, K, 7) for the stages given as lists of
+    (body id, position weight, rotation weight), from ``init_qpos`` (nq,).
+
+    posture: (weight (nv,), target qpos (nq,)) for a pull toward a configuration, or None.
+    """
+    model = ik.build_ik_model(robot.model, robot.data)
+    task_set = ik.build_task_set(model, stages, lm_damping)
+    pull = ik.no_posture(model) if posture is None else ik.Posture(*(np.asarray(a, float) for a in posture))
+    robot.data.qpos[:] = init_qpos
+    ik.kinematics(model.model_addr, model.data_addr)
+    n = targets.shape[0]
+    out_qpos = np.zeros((n, robot.nq))
+    out_iters = np.zeros(n, dtype=np.int64)
+    out_err = np.zeros((n, len(stages)))
+    scratch = ik.make_scratch(robot.nv, targets.shape[2])
+    args = (damping, tolerance, max_extra_iterations)
+    t0 = time.perf_counter()
+    # An empty range compiles the kernel on first use (or loads it from numba's cache).
+    solve_frames(model, task_set, targets, pull, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
+    t1 = time.perf_counter()
+    failures = 0
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        failures += solve_frames(model, task_set, targets, pull, *args, a, b, out_qpos, out_iters, out_err, scratch)
+        report(progress, b, n)
+    t2 = time.perf_counter()
+    return Solution(out_qpos, out_iters, out_err, failures, t1 - t0, t2 - t1)
