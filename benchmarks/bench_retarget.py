@@ -27,7 +27,7 @@ def main() -> int:
     ap.add_argument("--clip", required=True, type=Path)
     ap.add_argument("--robot", required=True)
     ap.add_argument("--mapping", type=Path)
-    ap.add_argument("--engine", default="gmr")
+    ap.add_argument("--engine", default="auto")
     ap.add_argument(
         "--compat", choices=["gmr"], help="GMR's settings (human height 1.75, no ground fit, start at qpos0)"
     )
@@ -38,22 +38,22 @@ def main() -> int:
     t_import = time.perf_counter()
     from kinemorph.mapping.mapping import Mapping
     from kinemorph.motion import load_motion
-    from kinemorph.retarget import default_mapping, get_engine, retarget
+    from kinemorph.retarget import get_engine, resolve_engine, retarget
     from kinemorph.robots import load_robot
 
     t_imported = time.perf_counter()
     motion = load_motion(args.clip)
     t_loaded_motion = time.perf_counter()
     robot = load_robot(args.robot)
-    mapping = Mapping.load(args.mapping) if args.mapping else default_mapping(motion, robot)
-    engine = get_engine(args.engine)
+    mapping = Mapping.load(args.mapping) if args.mapping else None
+    engine = get_engine(resolve_engine(args.engine, motion))
     config = engine.compat[args.compat]() if args.compat else engine.config_type()
     t0 = time.perf_counter()
-    first = retarget(motion, robot, mapping, engine=args.engine, config=config)  # warm-up (JIT cache load)
+    first = retarget(motion, robot, mapping, engine=engine.name, config=config)  # warm-up (JIT cache load)
     t_first = time.perf_counter() - t0
     loops = []
     for _ in range(args.repeats):
-        r = retarget(motion, robot, mapping, engine=args.engine, config=config)
+        r = retarget(motion, robot, mapping, engine=engine.name, config=config)
         loops.append(r.info["seconds_solve"])
     n = motion.num_frames
     best = min(loops)

@@ -39,7 +39,12 @@ def _add_retarget(sub: Any) -> None:
     p = sub.add_parser("retarget", help="retarget a motion file onto a robot")
     p.add_argument("input", type=Path, help="motion file (.bvh)")
     p.add_argument("--robot", required=True, help=f"robot name ({', '.join(_robot_names())}) or an MJCF/URDF path")
-    p.add_argument("--engine", default="gmr", choices=list(ENGINES), help="retargeting engine [default: gmr]")
+    p.add_argument(
+        "--engine",
+        default="auto",
+        choices=["auto", *ENGINES],
+        help="retargeting engine; auto: quadruped for animal clips, else gmr [default: auto]",
+    )
     p.add_argument("--mapping", type=Path, help="mapping JSON (GMR ik_config layout); default: the robot's shipped one")
     p.add_argument(
         "--preset", default="auto", choices=["auto", *PRESETS], help="how to read the source [default: auto]"
@@ -63,11 +68,11 @@ def _outputs(args: argparse.Namespace) -> list[Path]:
 def cmd_retarget(args: argparse.Namespace) -> int:
     from ._files import check_writable
     from .io import FORMATS
-    from .mapping.mapping import Mapping
+    from .mapping.mapping import Mapping, check_family
     from .motion import load_motion
     from .progress import ProgressBar
     from .quality import evaluate
-    from .retarget import default_mapping, get_engine, retarget, timing_summary
+    from .retarget import get_engine, resolve_engine, retarget, timing_summary
     from .robots import load_robot
 
     t0 = time.perf_counter()
@@ -75,17 +80,19 @@ def cmd_retarget(args: argparse.Namespace) -> int:
         raise KinemorphError(f"{args.output}: unsupported output format; supported: {', '.join(FORMATS)}")
     for out in _outputs(args):
         check_writable(out, force=args.force)
-    engine = get_engine(args.engine)
+    motion = load_motion(args.input, args.preset)
+    engine = get_engine(resolve_engine(args.engine, motion))
     if args.compat and args.compat not in engine.compat:
         raise KinemorphError(f"engine {engine.name} has no {args.compat!r} settings; valid: {', '.join(engine.compat)}")
     base = engine.compat[args.compat]() if args.compat else None
     config = config_from_args(engine.config_type, args, base)
-    motion = load_motion(args.input, args.preset)
     robot = load_robot(args.robot)
-    mapping = Mapping.load(args.mapping) if args.mapping else default_mapping(motion, robot)
-    mapping.check(motion, robot, where=str(args.mapping or "default mapping"))
+    check_family(motion, robot)
+    mapping = Mapping.load(args.mapping) if args.mapping else None
+    if mapping is not None:
+        mapping.check(motion, robot, where=str(args.mapping))
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {robot.name}")
-    result = retarget(motion, robot, mapping, engine=args.engine, config=config, progress=bar)
+    result = retarget(motion, robot, mapping, engine=engine.name, config=config, progress=bar)
     report = evaluate(result, robot)
     _save_outputs(args, result, robot, report)
     if not args.quiet:
@@ -172,9 +179,8 @@ def _add_calibrate(sub: Any) -> None:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ._files import check_writable
     from .mapping.calibrate import calibrate
-    from .mapping.mapping import Mapping
+    from .mapping.mapping import Mapping, default_mapping
     from .motion import load_motion
-    from .retarget import default_mapping
     from .robots import load_robot
 
     check_writable(args.output, force=args.force)
@@ -210,7 +216,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kinemorph", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_retarget, _add_robots, _add_inspect, _add_calibrate, _add_demo):
+    from .batch.cli import add_batch_parser
+
+    for add in (_add_retarget, _add_robots, _add_inspect, _add_calibrate, _add_demo, add_batch_parser):
         add(sub)
     return parser
 

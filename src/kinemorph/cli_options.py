@@ -43,10 +43,14 @@ def _scalar_type(annotation: Any) -> tuple[type, bool]:
 
 
 def add_config_options(parser: argparse.ArgumentParser, cls: type, *, group: str | None = None) -> None:
-    """Add one option per field of the dataclass ``cls``."""
+    """Add one option per field of the dataclass ``cls``. A field name another config already
+    added (e.g. ``damping`` in two engines) is added once and serves both."""
     target: Any = parser.add_argument_group(group) if group else parser
     helps = _field_help(cls)
+    taken = {a.dest for a in parser._actions}
     for f in dataclasses.fields(cls):
+        if f.name in taken:
+            continue
         typ, optional = _scalar_type(f.type)
         flag = "--" + f.name.replace("_", "-")
         default = f.default

@@ -14,7 +14,7 @@ from .motion.procedural import procedural_walk
 from .plot import plot_retarget
 from .progress import ProgressBar
 from .quality import evaluate
-from .retarget import default_mapping, retarget, timing_summary
+from .retarget import retarget, timing_summary
 from .robots import load_robot
 
 DEMO_NAME = "demo_walk"
@@ -45,7 +45,7 @@ def run_demo(
         check_writable(p, force=force)
     save_bvh(motion, paths["source"], force=force)
     bar = None if quiet else ProgressBar(f"retarget {paths['source'].name} -> {robot.name}")
-    result = retarget(motion, robot, default_mapping(motion, robot), progress=bar)
+    result = retarget(motion, robot, progress=bar)
     report = evaluate(result, robot)
     for ext in ("npz", "pkl", "csv", "json"):
         save(result, paths[ext], robot=robot, force=force)

@@ -112,6 +112,8 @@ def motion_from_file(
     stored_dof_names: Sequence[str] | None,
     requested_dof_names: Sequence[str] | None,
     info: dict[str, Any] | None = None,
+    contacts: Any = None,
+    contact_bodies: Sequence[str] = (),
 ) -> RobotMotion:
     """Validate what a reader found and build the RobotMotion (root_rot converted to wxyz);
     every problem is a MotionFileError naming the file."""
@@ -128,6 +130,8 @@ def motion_from_file(
             dof_pos=dofs,
             dof_names=names,
             info=dict(info or {}),
+            contacts=None if contacts is None else np.asarray(contacts).astype(bool),
+            contact_bodies=tuple(str(b) for b in contact_bodies),
         )
     except KinemorphError as exc:
         raise MotionFileError(path, str(exc)) from None

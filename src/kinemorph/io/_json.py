@@ -2,7 +2,8 @@
 
 One object: ``robot``, ``fps`` [1/s] (int when integral), ``dof_names`` (n), ``root_pos``
 (T x 3) [m], ``root_rot_xyzw`` (T x 4, quaternion **x y z w**), ``dof_pos`` (T x n) [rad or m]
-and ``info`` (the engine's details). Strict JSON: NaN and infinities are refused; numpy values
+and ``info`` (the engine's details), plus ``contacts`` (T, F) and ``contact_bodies`` when the
+motion carries a contact mask. Strict JSON: NaN and infinities are refused; numpy values
 in ``info`` are written as plain numbers and lists (and read back as such).
 """
 
@@ -44,6 +45,9 @@ def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force:
         "dof_pos": np.asarray(motion.dof_pos, dtype=np.float64).tolist(),
         "info": motion.info,
     }
+    if motion.contacts is not None:
+        doc["contacts"] = np.asarray(motion.contacts, dtype=bool).tolist()
+        doc["contact_bodies"] = list(motion.contact_bodies)
 
     def dump(f: IO[bytes]) -> None:
         text = io.TextIOWrapper(f, encoding="utf-8")
@@ -85,4 +89,6 @@ def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...
         stored_dof_names=doc["dof_names"],
         requested_dof_names=dof_names,
         info=doc["info"],
+        contacts=doc.get("contacts"),
+        contact_bodies=doc.get("contact_bodies", []),
     )

@@ -1,8 +1,9 @@
 """RobotMotion as .npz with GMR's keys.
 
 Keys: ``fps`` (scalar [1/s], int when integral), ``root_pos`` (T, 3) [m], ``root_rot`` (T, 4)
-quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode. GMR's own
-output files have exactly these keys and read as they are.
+quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode; when the
+motion carries a contact mask, also ``contacts`` (T, F) bool and ``contact_names`` (F,) (the foot
+bodies). GMR's own output files have exactly the first five keys and read as they are.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force:
         "dof_pos": np.asarray(motion.dof_pos, dtype=np.float64),
         "dof_names": np.asarray(motion.dof_names, dtype=np.str_),
     }
+    if motion.contacts is not None:
+        arrays["contacts"] = np.asarray(motion.contacts, dtype=bool)
+        arrays["contact_names"] = np.asarray(motion.contact_bodies, dtype=np.str_)
 
     def dump(f: IO[bytes]) -> None:
         np.savez(f, **arrays)
@@ -68,4 +72,6 @@ def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...
         dof_pos=data["dof_pos"],
         stored_dof_names=None if stored is None else [str(s) for s in np.atleast_1d(stored)],
         requested_dof_names=dof_names,
+        contacts=data.get("contacts"),
+        contact_bodies=[str(s) for s in np.atleast_1d(data.get("contact_names", []))],
     )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 
+import mujoco
 import numpy as np
 
 from ..errors import MappingError
@@ -128,24 +129,22 @@ def _pairs(template: Mapping) -> list[tuple[str, str]]:
     return out
 
 
-def _robot_rest(robot: Robot) -> tuple[np.ndarray, np.ndarray, float]:
-    q = robot.model.qpos0.copy()
+def _robot_rest(robot: Robot, pose: str = "zero") -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Body positions, rotations, floor height and qpos of the robot's rest pose (root upright at
+    its rest position)."""
+    q = robot.model.qpos0.copy() if pose == "zero" else robot.rest_qpos()
     q[3:7] = [1.0, 0.0, 0.0, 0.0]
-    pose = robot.fk(q)
+    rest = robot.fk(q)
     floor = float(lowest_point_all(robot, q)[0])
-    return pose.positions[0], pose.rotations[0], floor
+    return rest.positions[0], rest.rotations[0], floor, q
 
 
-def _robot_distal_point(robot: Robot, body: str, rest_pos: np.ndarray) -> np.ndarray | None:
+def _robot_distal_point(robot: Robot, body: str, rest_pos: np.ndarray, q: np.ndarray) -> np.ndarray | None:
     """Farthest collision-geom centre of a body at rest (where its segment points), if any."""
     geoms = collision_geoms(robot, body)
     if len(geoms) == 0:
         return None
-    q = robot.model.qpos0.copy()
-    q[3:7] = [1.0, 0.0, 0.0, 0.0]
     robot.data.qpos[:] = q
-    import mujoco
-
     mujoco.mj_kinematics(robot.model, robot.data)
     centres = robot.data.geom_xpos[geoms]
     d = np.linalg.norm(centres - rest_pos[robot.body_id(body)], axis=1)
@@ -155,7 +154,7 @@ def _robot_distal_point(robot: Robot, body: str, rest_pos: np.ndarray) -> np.nda
 
 
 def _segments(
-    template: Mapping, motion: Motion, robot: Robot, rest_pos: np.ndarray
+    template: Mapping, motion: Motion, robot: Robot, rest_pos: np.ndarray, rest_q: np.ndarray
 ) -> list[tuple[str, int, np.ndarray]]:
     """Segments to align: (source joint to swing, source joint or body index it points to, robot direction)."""
     pairs = _pairs(template)
@@ -196,7 +195,7 @@ def _segments(
                 out.append((s, c, d))
                 continue
             children = sk.children(j)
-            tip = _robot_distal_point(robot, r, rest_pos)
+            tip = _robot_distal_point(robot, r, rest_pos, rest_q)
             if children and tip is not None and np.linalg.norm(sk.offsets[children[0]]) > 1e-3:
                 out.append((s, children[0], tip - rest_pos[robot.body_id(r)]))
     return out
@@ -232,22 +231,29 @@ def calibrate(
     frame: int | None = None,
     snap_deg: float = 35.0,
     position_offsets: bool = False,
+    robot_pose: str = "zero",
+    uniform_scale: bool = False,
 ) -> tuple[Mapping, Calibration]:
     """Scales and rotation offsets of ``template`` derived from the motion's and the robot's rest poses.
 
     frame: the source frame to use as rest pose; None picks the most neutral standing frame
     (see rest_frame). snap_deg [deg]: largest residual snapped to an axis-aligned offset.
     position_offsets: derive each body's position offset (False keeps the template's).
+    robot_pose: the robot's rest pose: "zero" (all joints at 0: humanoids stand straight there) or
+    "rest" (its standing keyframe: quadrupeds' zero pose is not a standing one).
+    uniform_scale: one scale for every body, the root's (a body scale, as for animals).
     Returns the calibrated mapping and what was measured.
     """
     template.check(motion, robot, where="calibration template")
     pairs = _pairs(template)
-    rest_pos, rest_rot, floor_r = _robot_rest(robot)
+    if robot_pose not in ("zero", "rest"):
+        raise MappingError(f"robot_pose must be 'zero' or 'rest', got {robot_pose!r}")
+    rest_pos, rest_rot, floor_r, rest_q = _robot_rest(robot, robot_pose)
     root_pair = next((r for r, s in pairs if s == template.source_root), None)
     if root_pair is None:
         raise MappingError(f"calibration needs a robot body mapped to the source root {template.source_root!r}")
     r_root = robot.body_id(root_pair)
-    segs = _segments(template, motion, robot, rest_pos)
+    segs = _segments(template, motion, robot, rest_pos, rest_q)
 
     # Facing: yaw that best maps the source's root-relative horizontal layout onto the robot's.
     names = [s for _, s in pairs]
@@ -304,7 +310,7 @@ def calibrate(
             continue
         v_s = rest.positions[0, rest.index(s)] - src_root
         v_r = rest_pos[robot.body_id(r)] - rest_pos[r_root]
-        if min(np.linalg.norm(v_s), np.linalg.norm(v_r)) < MIN_SCALE_LENGTH:
+        if uniform_scale or min(np.linalg.norm(v_s), np.linalg.norm(v_r)) < MIN_SCALE_LENGTH:
             scales[s] = scales[template.source_root]  # too close to the root to measure a ratio
         else:
             scales[s] = max(float(v_s @ v_r / (v_s @ v_s)), 1e-3)

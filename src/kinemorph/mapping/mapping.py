@@ -275,3 +275,18 @@ def load_mapping(path_or_robot: str | Path, preset: str = "lafan1") -> Mapping:
     if s in KNOWN_ROBOTS:
         return Mapping.load(default_mapping_path(s, preset))
     return Mapping.load(s)
+
+
+def default_mapping(motion: Motion, robot: Robot) -> Mapping:
+    """The shipped mapping for a known robot and the motion's preset."""
+    from ..robots.registry import KNOWN_ROBOTS
+
+    check_family(motion, robot)
+    if robot.name not in KNOWN_ROBOTS:
+        raise UnknownNameError(
+            "robot with a shipped mapping",
+            robot.name,
+            KNOWN_ROBOTS,
+            where=f"{robot.path} has no default mapping: pass one (--mapping FILE)",
+        )
+    return load_mapping(robot.name, motion.preset)

@@ -57,3 +57,42 @@ def _remove_short_runs(mask: np.ndarray, min_len: int) -> np.ndarray:
         else:
             t += 1
     return out
+
+
+def detect_contacts_hysteresis(
+    positions: np.ndarray,
+    fps: float,
+    *,
+    floor: float,
+    enter_height: float = 0.03,
+    exit_height: float = 0.05,
+    enter_speed: float = 0.3,
+    exit_speed: float = 0.6,
+    min_stance: int = 3,
+    min_swing: int = 2,
+) -> np.ndarray:
+    """Planted frames with hysteresis: a point becomes planted when it is within enter_height [m]
+    of the floor and slower than enter_speed [m/s], and stays planted until it rises above
+    exit_height or moves faster than exit_speed. Stances shorter than min_stance frames are
+    dropped, then swings shorter than min_swing frames are filled. positions: (T, 3). Returns (T,) bool.
+    """
+    if not (0 <= enter_height <= exit_height and 0 < enter_speed <= exit_speed):
+        raise ValueError("need 0 <= enter_height <= exit_height and 0 < enter_speed <= exit_speed")
+    h = positions[:, 2] - floor
+    v = speeds(positions, fps)
+    out = np.zeros(len(h), dtype=bool)
+    down = False
+    for t in range(len(h)):
+        if down:
+            down = h[t] <= exit_height and v[t] <= exit_speed
+        else:
+            down = h[t] <= enter_height and v[t] <= enter_speed
+        out[t] = down
+    out = _remove_short_runs(out, min_stance)
+    return ~_remove_short_runs(~out, min_swing) if min_swing > 1 else out
+
+
+def contact_intervals(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[start, stop) frame intervals where mask is True."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return list(zip(np.nonzero(edges == 1)[0].tolist(), np.nonzero(edges == -1)[0].tolist()))

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError, UnknownNameError
-from ..mapping.mapping import Mapping, check_family, load_mapping
+from ..mapping.mapping import Mapping, default_mapping
 from ..motion.motion import Motion
 from ..progress import Progress
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from .gmr import GmrConfig, solve_gmr
+from .quadruped import QuadrupedConfig, solve_quadruped
 
 Solver = Callable[..., RobotMotion]
 
@@ -38,6 +39,12 @@ ENGINES: dict[str, Engine] = {
         "GMR's two-stage differential IK (exact parity with GMR's output)",
         compat={"gmr": GmrConfig.gmr_compatible},
     ),
+    "quadruped": Engine(
+        "quadruped",
+        QuadrupedConfig,
+        solve_quadruped,
+        "animal motion onto quadrupeds: natural-motion planner + regularised IK, or plain keypoint IK",
+    ),
 }
 
 
@@ -45,22 +52,7 @@ def get_engine(name: str) -> Engine:
     try:
         return ENGINES[name]
     except KeyError:
-        raise UnknownNameError("engine", name, ENGINES) from None
-
-
-def default_mapping(motion: Motion, robot: Robot) -> Mapping:
-    """The shipped mapping for the robot and the motion's preset."""
-    from ..robots.registry import KNOWN_ROBOTS
-
-    check_family(motion, robot)
-    if robot.name not in KNOWN_ROBOTS:
-        raise UnknownNameError(
-            "robot with a shipped mapping",
-            robot.name,
-            KNOWN_ROBOTS,
-            where=f"{robot.path} has no default mapping: pass one (--mapping FILE)",
-        )
-    return load_mapping(robot.name, motion.preset)
+        raise UnknownNameError("engine", name, [*ENGINES, "auto"]) from None
 
 
 def retarget(
@@ -68,21 +60,27 @@ def retarget(
     robot: Robot,
     mapping: Mapping | None = None,
     *,
-    engine: str = "gmr",
+    engine: str = "auto",
     config: Any = None,
     progress: Progress | None = None,
 ) -> RobotMotion:
     """Retarget a motion onto a robot.
 
-    mapping: None uses the robot's shipped default for the motion's preset.
+    engine: a name in ENGINES, or "auto": "quadruped" for quadruped motion, else "gmr".
+    mapping: None uses the robot's shipped default for the motion's preset (engines that need one).
     config: the engine's config dataclass (e.g. GmrConfig); None uses its defaults.
     """
-    eng = get_engine(engine)
+    eng = get_engine(resolve_engine(engine, motion))
     if config is not None and not isinstance(config, eng.config_type):
-        raise ConfigError(f"engine {engine} takes a {eng.config_type.__name__}, got {type(config).__name__}")
-    if mapping is None:
-        mapping = default_mapping(motion, robot)
+        raise ConfigError(f"engine {eng.name} takes a {eng.config_type.__name__}, got {type(config).__name__}")
     return eng.solve(motion, robot, mapping, config or eng.config_type(), progress=progress)
+
+
+def resolve_engine(engine: str, motion: Motion) -> str:
+    """The engine "auto" stands for: "quadruped" for quadruped motion, else "gmr"."""
+    if engine != "auto":
+        return engine
+    return "quadruped" if motion.family == "quadruped" else "gmr"
 
 
 def timing_summary(result: RobotMotion) -> str:
@@ -97,4 +95,14 @@ def timing_summary(result: RobotMotion) -> str:
     return text
 
 
-__all__ = ["ENGINES", "Engine", "GmrConfig", "default_mapping", "get_engine", "retarget", "timing_summary"]
+__all__ = [
+    "ENGINES",
+    "Engine",
+    "GmrConfig",
+    "QuadrupedConfig",
+    "default_mapping",
+    "get_engine",
+    "resolve_engine",
+    "retarget",
+    "timing_summary",
+]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
-from ..mapping.mapping import Mapping
+from ..mapping.mapping import Mapping, default_mapping
 from ..motion.motion import Motion
 from ..progress import Progress
 from ..robots.robot import Robot
@@ -87,14 +87,16 @@ def _initial_qpos(
 def solve_gmr(
     motion: Motion,
     robot: Robot,
-    mapping: Mapping,
+    mapping: Mapping | None,
     config: GmrConfig | None = None,
     *,
     progress: Progress | None = None,
     chunk: int = 200,
 ) -> RobotMotion:
-    """Retarget a motion with GMR's method. See the module docstring."""
+    """Retarget a motion with GMR's method (mapping None: the robot's shipped one). See the module docstring."""
     cfg = config or GmrConfig()
+    if mapping is None:
+        mapping = default_mapping(motion, robot)
     mapping.check(motion, robot)
     ratio = 1.0 if cfg.human_height is None else cfg.human_height / mapping.human_height_assumption
     t_start = time.perf_counter()

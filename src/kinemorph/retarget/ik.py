@@ -283,9 +283,10 @@ class Scratch(NamedTuple):
     jt: np.ndarray  # (6, nv)
     jl: np.ndarray  # (6, 6)
     logs: np.ndarray  # (K, 6)
+    q_prev: np.ndarray  # (nq,) the previous frame's solution (for the joint speed limit)
 
 
-def make_scratch(nv: int, k: int) -> Scratch:
+def make_scratch(nv: int, k: int, nq: int) -> Scratch:
     return Scratch(
         np.zeros((nv, nv)),
         np.zeros(nv),
@@ -303,6 +304,7 @@ def make_scratch(nv: int, k: int) -> Scratch:
         np.zeros((6, nv)),
         np.zeros((6, 6)),
         np.zeros((max(k, 1), 6)),
+        np.zeros(nq),
     )
 
 
@@ -320,9 +322,10 @@ def task_errors(ik: IkModel, tasks: TaskSet, s: int, targets: np.ndarray, logs: 
 
 
 @njit(cache=True)
-def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch) -> float:
+def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch, scale: np.ndarray) -> float:
     """Add the frame tasks of stage s to sc.h (lower triangle) and sc.c, from the logs that
-    task_errors left in sc.logs at this configuration. Rows with zero cost are skipped.
+    task_errors left in sc.logs at this configuration; each task's cost is multiplied by
+    scale[k] (this frame's factor). Rows with zero cost are skipped.
     Returns the summed Levenberg-Marquardt term (to add to the diagonal)."""
     mu_total = 0.0
     h, c, jb, jt, jl = sc.h, sc.c, sc.jb, sc.jt, sc.jl
@@ -340,7 +343,7 @@ def accumulate_tasks(ik: IkModel, tasks: TaskSet, s: int, sc: Scratch) -> float:
         nr = 0
         mu = 0.0
         for r in range(6):
-            wr = w[r]
+            wr = w[r] * scale[k]
             if wr == 0.0:
                 continue
             if full:
@@ -397,15 +400,22 @@ def finish_normal_equations(sc: Scratch, nv: int, diag: float) -> None:
 
 
 @njit(cache=True)
-def solve_and_integrate(ik: IkModel, sc: Scratch) -> int:
-    """Box QP over the joint-limit box, then qpos <- qpos (+) dq and kinematics. Returns the QP status."""
+def solve_and_integrate(ik: IkModel, sc: Scratch, max_step: float) -> int:
+    """Box QP over the joint-limit box, then qpos <- qpos (+) dq and kinematics. Returns the QP status.
+
+    A finite max_step [rad or m] also keeps every joint within max_step of sc.q_prev (the previous
+    frame's solution): a per-frame joint speed limit."""
     nv = ik.nv
+    limit_speed = np.isfinite(max_step)
     for d in range(nv):
         a = ik.dof_qadr[d]
         if a >= 0:
             q = ik.qpos[a]
             sc.lb[d] = LIMIT_GAIN * (ik.lim_lower[d] - q) if np.isfinite(ik.lim_lower[d]) else -np.inf
             sc.ub[d] = LIMIT_GAIN * (ik.lim_upper[d] - q) if np.isfinite(ik.lim_upper[d]) else np.inf
+            if limit_speed:
+                sc.lb[d] = max(sc.lb[d], min(0.0, sc.q_prev[a] - max_step - q))
+                sc.ub[d] = min(sc.ub[d], max(0.0, sc.q_prev[a] + max_step - q))
         else:
             sc.lb[d] = -np.inf
             sc.ub[d] = np.inf
@@ -449,11 +459,21 @@ def accumulate_posture(ik: IkModel, posture: Posture, sc: Scratch) -> None:
 
 
 @njit(cache=True)
-def ik_step(ik: IkModel, tasks: TaskSet, s: int, damping: float, posture: Posture, sc: Scratch) -> int:
+def ik_step(
+    ik: IkModel,
+    tasks: TaskSet,
+    s: int,
+    damping: float,
+    posture: Posture,
+    sc: Scratch,
+    scale: np.ndarray,
+    max_step: float = np.inf,
+) -> int:
     """One weighted damped differential-IK step for stage s (frame tasks from sc.logs, as left by
-    task_errors at this configuration, plus the posture pull)."""
+    task_errors at this configuration, with this frame's cost factors ``scale`` (K,), plus the
+    posture pull)."""
     begin_normal_equations(sc, ik.nv)
-    mu = accumulate_tasks(ik, tasks, s, sc)
+    mu = accumulate_tasks(ik, tasks, s, sc, scale)
     accumulate_posture(ik, posture, sc)
     finish_normal_equations(sc, ik.nv, damping + mu)
-    return solve_and_integrate(ik, sc)
+    return solve_and_integrate(ik, sc, max_step)

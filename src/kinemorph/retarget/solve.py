@@ -23,10 +23,12 @@ def solve_frames(
     model: ik.IkModel,
     tasks: ik.TaskSet,
     targets: np.ndarray,
+    task_scale: np.ndarray,
     posture: ik.Posture,
     damping: float,
     tolerance: float,
     max_extra: int,
+    max_step: float,
     start: int,
     stop: int,
     out_qpos: np.ndarray,
@@ -34,11 +36,17 @@ def solve_frames(
     out_err: np.ndarray,
     sc: ik.Scratch,
 ) -> int:
-    """Solve frames [start, stop). targets: (T, S, K, 7). Returns the number of QP failures."""
+    """Solve frames [start, stop). targets: (T, S, K, 7); task_scale: (T, S, K) factors on each
+    task's cost per frame. Returns the number of QP failures.
+    max_step: largest change of any joint from one frame to the next [rad] (inf: none); the first
+    frame is free."""
     failures = 0
     nstage = tasks.ntask.shape[0]
     for f in range(start, stop):
         iters = 0
+        for i in range(model.nq):
+            sc.q_prev[i] = model.qpos[i]
+        step = max_step if f > 0 else np.inf
         for s in range(nstage):
             if tasks.ntask[s] == 0:
                 continue
@@ -46,14 +54,14 @@ def solve_frames(
             curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
             for i in range(sc.state.shape[0]):
                 sc.state[i] = 0
-            if ik.ik_step(model, tasks, s, damping, posture, sc) < 0:
+            if ik.ik_step(model, tasks, s, damping, posture, sc, task_scale[f, s], step) < 0:
                 failures += 1
             iters += 1
             nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
             extra = 0
             while curr - nxt > tolerance and extra < max_extra:
                 curr = nxt
-                if ik.ik_step(model, tasks, s, damping, posture, sc) < 0:
+                if ik.ik_step(model, tasks, s, damping, posture, sc, task_scale[f, s], step) < 0:
                     failures += 1
                 iters += 1
                 nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
@@ -89,6 +97,8 @@ def solve_sequence(
     tolerance: float,
     max_extra_iterations: int,
     posture: tuple[np.ndarray, np.ndarray] | None = None,
+    max_joint_step: float = np.inf,
+    task_scale: np.ndarray | None = None,
     progress: Progress | None = None,
     chunk: int = 200,
 ) -> Solution:
@@ -96,6 +106,9 @@ def solve_sequence(
     (body id, position weight, rotation weight), from ``init_qpos`` (nq,).
 
     posture: (weight (nv,), target qpos (nq,)) for a pull toward a configuration, or None.
+    max_joint_step: largest change of a joint between frames [rad] (inf: no limit).
+    task_scale: (T, S, K) factors on each task's cost per frame (e.g. planted feet held harder);
+    None: ones.
     """
     model = ik.build_ik_model(robot.model, robot.data)
     task_set = ik.build_task_set(model, stages, lm_damping)
@@ -106,16 +119,19 @@ def solve_sequence(
     out_qpos = np.zeros((n, robot.nq))
     out_iters = np.zeros(n, dtype=np.int64)
     out_err = np.zeros((n, len(stages)))
-    scratch = ik.make_scratch(robot.nv, targets.shape[2])
-    args = (damping, tolerance, max_extra_iterations)
+    scratch = ik.make_scratch(robot.nv, targets.shape[2], robot.nq)
+    scale = np.ones(targets.shape[:3]) if task_scale is None else np.ascontiguousarray(task_scale, dtype=float)
+    args = (damping, tolerance, max_extra_iterations, max_joint_step)
     t0 = time.perf_counter()
     # An empty range compiles the kernel on first use (or loads it from numba's cache).
-    solve_frames(model, task_set, targets, pull, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
+    solve_frames(model, task_set, targets, scale, pull, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
     t1 = time.perf_counter()
     failures = 0
     for a in range(0, n, chunk):
         b = min(n, a + chunk)
-        failures += solve_frames(model, task_set, targets, pull, *args, a, b, out_qpos, out_iters, out_err, scratch)
+        failures += solve_frames(
+            model, task_set, targets, scale, pull, *args, a, b, out_qpos, out_iters, out_err, scratch
+        )
         report(progress, b, n)
     t2 = time.perf_counter()
     return Solution(out_qpos, out_iters, out_err, failures, t1 - t0, t2 - t1)

@@ -36,6 +36,8 @@ class RobotMotion:
         dof_names: joint names. Shape: (n,).
         keypoints: targets the engine tracked (optional, for metrics).
         info: engine details (engine name, iterations per frame, timings...), JSON-serialisable.
+        contacts: planted frames per foot, when the engine knows them. Shape: (T, F) bool.
+        contact_bodies: the robot body of each contacts column. Shape: (F,).
     """
 
     robot: str
@@ -46,6 +48,8 @@ class RobotMotion:
     dof_names: tuple[str, ...]
     keypoints: Keypoints | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    contacts: np.ndarray | None = None
+    contact_bodies: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         t = self.root_pos.shape[0]
@@ -58,6 +62,12 @@ class RobotMotion:
             raise KinemorphError("RobotMotion has no frames")
         if not np.isfinite(self.fps) or self.fps <= 0:
             raise KinemorphError(f"RobotMotion.fps must be positive, got {self.fps}")
+        if self.contacts is not None:
+            if self.contacts.shape != (t, len(self.contact_bodies)) or self.contacts.dtype != bool:
+                raise KinemorphError(
+                    f"RobotMotion.contacts must be bool of shape {(t, len(self.contact_bodies))}, "
+                    f"got {self.contacts.dtype} {self.contacts.shape}"
+                )
 
     @property
     def num_frames(self) -> int:
