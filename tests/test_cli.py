@@ -189,3 +189,18 @@ def test_demo_writes_every_output(tmp_path: Path, capsys) -> None:  # type: igno
     )
     code, _, err = run(capsys, "demo", "--out", tmp_path / "d")
     assert code == 2 and "exists" in err
+
+
+def test_dog_clip_onto_go2_uses_the_natural_planner(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "dog.npz"
+    code, stdout, _ = run(capsys, "retarget", data_path("dog_idle.bvh"), "--robot", "unitree_go2", "-o", out)
+    assert code == 0 and "foot slip" in stdout
+    z = np.load(out)
+    assert z["dof_pos"].shape == (180, 12) and z["contacts"].shape == (180, 4)
+    assert list(z["contact_names"]) == ["FL_foot", "FR_foot", "RL_foot", "RR_foot"]
+
+
+def test_humanoid_clip_onto_a_quadruped_exits_2(tmp_path: Path, walk_bvh: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "o.npz"
+    code, _, err = run(capsys, "retarget", walk_bvh, "--robot", "unitree_a1", "-o", out)
+    assert code == 2 and "humanoid motion" in err and "quadruped" in err and not out.exists()

@@ -164,3 +164,16 @@ def test_calibration_ignores_facing_and_position_and_follows_size(generated_walk
     for body, s in base.scales.items():
         assert bigger.scales[body] == pytest.approx(s / 1.25, rel=1e-6)
     assert cal3.stature == pytest.approx(cal.stature * 1.25, rel=1e-9)
+
+
+@pytest.mark.parametrize("robot_name", [n for n, r in KNOWN_ROBOTS.items() if r.family == "quadruped"])
+def test_shipped_quadruped_mappings_are_what_calibrate_produces(robot_name: str) -> None:
+    """The dog mappings (plain quadruped mode) come from calibrate on dog_idle.bvh: standing
+    keyframe, one body scale (scripts/make_default_mappings.py)."""
+    robot = robot_or_skip(robot_name)
+    shipped = Mapping.load(default_mapping_path(robot_name, "dog"))
+    dog = load_motion(data_path("dog_idle.bvh"))
+    again, cal = calibrate(shipped, dog, robot, robot_pose="rest", uniform_scale=True)
+    assert again.to_dict() == shipped.to_dict()
+    assert len(set(again.scales.values())) == 1
+    assert cal.snap_deg[shipped.robot_root] < 35.0

@@ -121,8 +121,11 @@ def _smoothstep(x: np.ndarray) -> np.ndarray:
 def source_contacts(paws: np.ndarray, fps: float, cfg: QuadrupedConfig) -> tuple[np.ndarray, np.ndarray]:
     """(contacts (T, 4) bool, per-paw floor level (4,) [m]) from paw trajectories (T, 4, 3).
 
-    Each paw's floor is its 5th-percentile height: paws, not the world origin, say where the ground is."""
+    Each paw's floor is its 5th-percentile height (paws, not the world origin, say where the
+    ground is: paw joints sit at different heights above their soles), but at most 5 cm above the
+    lowest paw's: a paw held up through the whole clip is not planted in the air."""
     floors = np.percentile(paws[:, :, 2], 5, axis=0)
+    floors = np.minimum(floors, floors.min() + 0.05)
     contacts = np.zeros(paws.shape[:2], dtype=bool)
     for leg in range(4):
         contacts[:, leg] = detect_contacts_hysteresis(

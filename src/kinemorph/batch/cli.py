@@ -1,0 +1,135 @@
+"""``kinemorph batch``: retarget a whole dataset into one folder (local process pool or Ray).
+
+Exit codes: 0 every input is done (retargeted now or up to date); 2 bad input (no matching
+file, a bad option, an unknown robot...; nothing is written); 3 partial failure (some inputs
+failed: their messages are in the manifest and printed); 130 interrupted (finished files are
+kept and recorded; rerun the same command to do the rest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_PARTIAL = 3
+EXIT_INTERRUPTED = 130
+
+
+def _format(text: str) -> str:
+    return "." + text.lower().lstrip(".")
+
+
+def add_batch_parser(sub: Any) -> None:
+    """Register the ``batch`` subcommand; engine options come from the engines' config dataclasses."""
+    from ..cli_options import add_config_options
+    from ..io import FORMATS
+    from ..motion.presets import PRESETS
+    from ..retarget import ENGINES
+    from ..robots.registry import KNOWN_ROBOTS
+
+    p = sub.add_parser(
+        "batch",
+        help="retarget many files (a dataset) into one folder; resumable",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("inputs", nargs="+", help="motion files or quoted glob patterns ('clips/**/*.bvh')")
+    p.add_argument("--robot", required=True, help=f"robot name ({', '.join(KNOWN_ROBOTS)}) or an MJCF/URDF path")
+    p.add_argument("--engine", default="gmr", choices=list(ENGINES), help="retargeting engine [default: gmr]")
+    p.add_argument("--mapping", type=Path, help="mapping JSON (GMR ik_config layout); default: the robot's shipped one")
+    p.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="how to read sources [default: auto]")
+    p.add_argument("--out", type=Path, required=True, help="output folder: outputs, manifest.jsonl, summary.csv")
+    p.add_argument(
+        "--format",
+        type=_format,
+        default=".npz",
+        choices=list(FORMATS),
+        help="output format [default: .npz]; the output keeps the input's relative path",
+    )
+    p.add_argument("--workers", type=int, help="worker processes [default: the CPU cores]; with --ray: tasks in flight")
+    p.add_argument(
+        "--ray",
+        metavar="auto|ADDRESS",
+        help="run on Ray (pip install 'kinemorph[ray]'): 'auto' (RAY_ADDRESS, a cluster started here, "
+        "else a local Ray) or a cluster address such as ray://head:10001",
+    )
+    p.add_argument("--force", action="store_true", help="redo every input, even those whose output is up to date")
+    compat = sorted({c for e in ENGINES.values() for c in e.compat})
+    p.add_argument("--compat", choices=compat, help="reproduce another tool's settings (gmr: GMR's BVH pipeline)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, only failures")
+    for name, eng in ENGINES.items():
+        add_config_options(p, eng.config_type, group=f"{name} engine options")
+    p.set_defaults(func=cmd_batch)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (e.g. a job scheduler stopping the run) ends the batch like Ctrl-C."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from ..cli_options import config_from_args
+    from ..errors import KinemorphError
+    from ..retarget import get_engine
+    from .progress import FileProgressBar
+    from .runner import run_batch
+
+    engine = get_engine(args.engine)
+    if args.compat and args.compat not in engine.compat:
+        raise KinemorphError(f"engine {engine.name} has no {args.compat!r} settings; valid: {', '.join(engine.compat)}")
+    base = engine.compat[args.compat]() if args.compat else None
+    config = config_from_args(engine.config_type, args, base)
+    bar = None if args.quiet else FileProgressBar(f"batch -> {Path(args.robot).stem}")
+    try:
+        with _sigterm_as_interrupt():
+            result = run_batch(
+                args.inputs,
+                args.out,
+                robot=args.robot,
+                engine=args.engine,
+                config=config,
+                mapping=args.mapping,
+                preset=args.preset,
+                format=args.format,
+                workers=args.workers,
+                ray=args.ray,
+                force=args.force,
+                progress=bar,
+            )
+    except KeyboardInterrupt:
+        print(
+            f"\nkinemorph: interrupted; finished files are kept and recorded in {args.out / 'manifest.jsonl'}; "
+            "rerun the same command to do the rest",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    for rec in result.failures:
+        print(f"failed: {rec.input}: {rec.error}", file=sys.stderr)
+    if not args.quiet:
+        frames = sum(r.frames or 0 for r in result.records)
+        where = f"{result.workers} {result.executor} workers" if result.executor != "none" else "nothing to do"
+        print(
+            f"{result.total} inputs: {result.done} retargeted, {result.skipped} up to date, {result.failed} failed "
+            f"in {result.seconds:.1f} s ({where}; {frames / max(result.seconds, 1e-9):.0f} frames/s) -> {args.out}/ "
+            "(manifest.jsonl, summary.csv)"
+        )
+    return EXIT_PARTIAL if result.failed else EXIT_OK
