@@ -93,6 +93,8 @@ def cmd_retarget(args: argparse.Namespace) -> int:
         mapping.check(motion, robot, where=str(args.mapping))
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {robot.name}")
     result = retarget(motion, robot, mapping, engine=engine.name, config=config, progress=bar)
+    if result.info.get("warning"):
+        print(f"kinemorph: warning: {result.info['warning']}", file=sys.stderr)
     report = evaluate(result, robot)
     _save_outputs(args, result, robot, report)
     if not args.quiet:
