@@ -166,6 +166,46 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- compare --------------------------------------------------------------------------------------
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser("compare", help="run several engines on one clip: relation, foot and speed figures")
+    p.add_argument("input", type=Path, help="motion file (.bvh)")
+    p.add_argument("--robot", required=True)
+    p.add_argument("--engines", default="gmr,mesh,graph", help="comma-separated engine names [default: gmr,mesh,graph]")
+    p.add_argument("--mapping", type=Path)
+    p.add_argument("--plot", type=Path, help="PNG of SRP over time per engine")
+    p.add_argument("--json", type=Path, help="save the figures as JSON")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import json
+
+    from ._files import check_writable, write_text_atomic
+    from .compare import compare_engines, comparison_table
+    from .mapping.mapping import Mapping
+    from .motion import load_motion
+    from .robots import load_robot
+
+    for out in (args.plot, args.json):
+        if out is not None:
+            check_writable(out, force=args.force)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    motion = load_motion(args.input)
+    robot = load_robot(args.robot)
+    mapping = Mapping.load(args.mapping) if args.mapping else None
+    runs = compare_engines(motion, robot, engines, mapping=mapping)
+    print(comparison_table(runs))
+    if args.json:
+        write_text_atomic(args.json, json.dumps({r.engine: r.figures for r in runs}, indent=2) + "\n", force=args.force)
+    if args.plot:
+        from .plot import plot_srp
+
+        plot_srp(runs, motion.fps, args.plot, force=args.force)
+    return 0
+
+
 # -- calibrate ------------------------------------------------------------------------------------
 def _add_calibrate(sub: Any) -> None:
     p = sub.add_parser("calibrate", help="derive a mapping's scales and rotation offsets from rest poses")
@@ -219,8 +259,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kinemorph", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     from .batch.cli import add_batch_parser
+    from .gait.cli import add_gait_parser
 
-    for add in (_add_retarget, _add_robots, _add_inspect, _add_calibrate, _add_demo, add_batch_parser):
+    for add in (
+        _add_retarget,
+        _add_robots,
+        _add_inspect,
+        _add_compare,
+        _add_calibrate,
+        _add_demo,
+        add_batch_parser,
+        add_gait_parser,
+    ):
         add(sub)
     return parser
 

@@ -62,3 +62,26 @@ def plot_retarget(
         fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
     return Path(path)
+
+
+def plot_srp(runs: list, fps: float, path: str | Path, *, force: bool = False) -> Path:
+    """Save a PNG of SRP over time, one line per engine (runs from kinemorph.compare)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(11, 4))
+    for run in runs:
+        s = run.relations.srp_per_frame
+        ax.plot(np.arange(len(s)) / fps, s, lw=1, label=f"{run.engine} (median {run.relations.srp_median:.3f})")
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel("SRP (Spearman)")
+    ax.set_title("spatial relationship preservation per frame")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    with atomic_path(path, force=force) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+    return Path(path)

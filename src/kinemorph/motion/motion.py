@@ -49,6 +49,7 @@ class Motion:
         source: where it came from (a path, or a description), for messages.
         preset: the preset that produced it.
         legs: quadrupeds: (leg root, paw) body per leg in the order FL, FR, RL, RR (empty otherwise).
+        landmarks: humanoids: the body per name of kinemorph.conventions.LANDMARKS (empty otherwise).
     """
 
     skeleton: Skeleton
@@ -63,6 +64,7 @@ class Motion:
     preset: str = "generic"
     meta: dict[str, float] = field(default_factory=dict)
     legs: tuple[tuple[str, str], ...] = ()
+    landmarks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         t = self.local_rotations.shape[0]
@@ -91,6 +93,8 @@ class Motion:
         for root, paw in self.legs:
             self.index(root)
             self.index(paw)
+        for name in self.landmarks:
+            self.index(name)
 
     @classmethod
     def from_local(
@@ -105,6 +109,7 @@ class Motion:
         source: str = "<memory>",
         preset: str = "generic",
         legs: tuple[tuple[str, str], ...] = (),
+        landmarks: tuple[str, ...] = (),
     ) -> Motion:
         """Build a motion by forward kinematics.
 
@@ -131,6 +136,7 @@ class Motion:
             source=source,
             preset=preset,
             legs=legs,
+            landmarks=landmarks,
         )
 
     @property

@@ -38,6 +38,7 @@ class Preset:
         virtual: extra bodies, name -> (joint for the position, joint for the orientation).
         signature: joints whose presence identifies the source when the preset is "auto".
         legs: quadrupeds: (leg root joint, paw joint) per leg, FL, FR, RL, RR.
+        landmarks: humanoids: the body per name of kinemorph.conventions.LANDMARKS, in that order.
     """
 
     name: str
@@ -47,6 +48,7 @@ class Preset:
     virtual: dict[str, tuple[str, str]] = field(default_factory=dict)
     signature: tuple[str, ...] = ()
     legs: tuple[tuple[str, str], ...] = ()
+    landmarks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.up not in ("y", "z"):
@@ -67,6 +69,22 @@ PRESETS: dict[str, Preset] = {
             family="humanoid",
             virtual={"LeftFootMod": ("LeftFoot", "LeftToe"), "RightFootMod": ("RightFoot", "RightToe")},
             signature=("Hips", "LeftUpLeg", "LeftFoot", "LeftToe", "RightFoot", "RightToe", "Spine2", "LeftForeArm"),
+            landmarks=(
+                "Hips",
+                "Neck",
+                "LeftArm",
+                "RightArm",
+                "LeftForeArm",
+                "RightForeArm",
+                "LeftHand",
+                "RightHand",
+                "LeftLeg",
+                "RightLeg",
+                "LeftFoot",
+                "RightFoot",
+                "LeftToe",
+                "RightToe",
+            ),
         ),
         Preset(
             name="dog",
@@ -167,4 +185,5 @@ def apply_preset(data: BvhData, preset: Preset | str = "auto", *, source: str = 
         source=source,
         preset=preset.name,
         legs=preset.legs,
+        landmarks=preset.landmarks,
     )

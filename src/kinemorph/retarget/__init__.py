@@ -13,6 +13,8 @@ from ..progress import Progress
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from .gmr import GmrConfig, solve_gmr
+from .graph import GraphConfig, solve_graph
+from .mesh import MeshConfig, solve_mesh
 from .quadruped import QuadrupedConfig, solve_quadruped
 
 Solver = Callable[..., RobotMotion]
@@ -38,6 +40,18 @@ ENGINES: dict[str, Engine] = {
         solve_gmr,
         "GMR's two-stage differential IK (exact parity with GMR's output)",
         compat={"gmr": GmrConfig.gmr_compatible},
+    ),
+    "mesh": Engine(
+        "mesh",
+        MeshConfig,
+        solve_mesh,
+        "GMR's two stages plus an interaction mesh (Laplacian coordinates): keeps body parts' relations",
+    ),
+    "graph": Engine(
+        "graph",
+        GraphConfig,
+        solve_graph,
+        "per-frame optimisation of a proximity-weighted landmark graph distance (relation-preserving)",
     ),
     "quadruped": Engine(
         "quadruped",
@@ -99,6 +113,8 @@ __all__ = [
     "ENGINES",
     "Engine",
     "GmrConfig",
+    "GraphConfig",
+    "MeshConfig",
     "QuadrupedConfig",
     "default_mapping",
     "get_engine",

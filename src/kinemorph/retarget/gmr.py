@@ -20,6 +20,7 @@ from ..progress import Progress
 from ..robots.robot import Robot
 from ..robots.robot_motion import Keypoints, RobotMotion
 from .ground import apply_ground_shift, ground_shift
+from .laplacian import MeshTerm
 from .solve import solve_sequence
 from .targets import scaled_positions, stage_targets
 
@@ -84,23 +85,30 @@ def _initial_qpos(
     return q
 
 
-def solve_gmr(
-    motion: Motion,
-    robot: Robot,
-    mapping: Mapping | None,
-    config: GmrConfig | None = None,
-    *,
-    progress: Progress | None = None,
-    chunk: int = 200,
-) -> RobotMotion:
-    """Retarget a motion with GMR's method (mapping None: the robot's shipped one). See the module docstring."""
-    cfg = config or GmrConfig()
+@dataclass(frozen=True)
+class GmrTargets:
+    """Pose targets of every stage and frame, as GMR builds them.
+
+    Attributes:
+        mapping: the mapping they come from.
+        targets: [x y z qw qx qy qz] per frame, stage and task. Shape: (T, S, K, 7).
+        height_ratio: the factor applied to every scale.
+        seconds: time spent building them [s].
+    """
+
+    mapping: Mapping
+    targets: np.ndarray
+    height_ratio: float
+    seconds: float
+
+
+def build_targets(motion: Motion, robot: Robot, mapping: Mapping | None, cfg: GmrConfig) -> GmrTargets:
+    """Check the mapping (None: the robot's shipped one) and build every target at once."""
+    t0 = time.perf_counter()
     if mapping is None:
         mapping = default_mapping(motion, robot)
     mapping.check(motion, robot)
     ratio = 1.0 if cfg.human_height is None else cfg.human_height / mapping.human_height_assumption
-    t_start = time.perf_counter()
-
     stages = mapping.stages
     scaled = scaled_positions(motion, mapping, height_ratio=ratio)
     kmax = max(len(s) for s in stages)
@@ -108,8 +116,24 @@ def solve_gmr(
     targets[..., 3] = 1.0
     for i, st in enumerate(stages):
         targets[:, i, : len(st)] = stage_targets(motion, mapping, st, height_ratio=ratio, scaled=scaled)
-    t_targets = time.perf_counter()
+    return GmrTargets(mapping, targets, ratio, time.perf_counter() - t0)
 
+
+def solve_targets(
+    motion: Motion,
+    robot: Robot,
+    built: GmrTargets,
+    cfg: GmrConfig,
+    *,
+    engine: str = "gmr",
+    mesh: MeshTerm | None = None,
+    progress: Progress | None = None,
+    chunk: int = 200,
+) -> RobotMotion:
+    """GMR's two stages over prepared targets (and an optional interaction-mesh term), then the
+    ground fit. Shared by the gmr and mesh engines."""
+    mapping, targets = built.mapping, built.targets
+    stages = mapping.stages
     root_task = next(
         ((i, k) for i, st in enumerate(stages) for k, t in enumerate(st) if t.robot_body == mapping.robot_root), (0, -1)
     )
@@ -122,6 +146,7 @@ def solve_gmr(
         lm_damping=cfg.lm_damping,
         tolerance=cfg.tolerance,
         max_extra_iterations=cfg.max_extra_iterations,
+        mesh=mesh,
         progress=progress,
         chunk=chunk,
     )
@@ -137,18 +162,32 @@ def solve_gmr(
                 kp_pos.append(targets[:, i, k, :3])
     keypoints = Keypoints(tuple(kp_bodies), np.stack(kp_pos, axis=1)) if kp_bodies else None
     info = {
-        "engine": "gmr",
+        "engine": engine,
         "frames": n,
         "iterations_per_frame": float(sol.iterations.mean()),
         "qp_failures": sol.qp_failures,
-        "seconds_targets": t_targets - t_start,
+        "seconds_targets": built.seconds,
         "seconds_solve": sol.seconds_solve,
         "seconds_compile": sol.seconds_compile,
         "frames_per_s": n / max(sol.seconds_solve, 1e-12),
-        "height_ratio": ratio,
+        "height_ratio": built.height_ratio,
         "stage_error_final_mean": [float(x) for x in sol.errors.mean(axis=0)],
     }
     result = RobotMotion.from_qpos(robot.name, motion.fps, sol.qpos, robot.dof_names, keypoints=keypoints, info=info)
     if cfg.ground == "auto":
         result = apply_ground_shift(result, ground_shift(motion, robot, mapping, result))
     return result
+
+
+def solve_gmr(
+    motion: Motion,
+    robot: Robot,
+    mapping: Mapping | None,
+    config: GmrConfig | None = None,
+    *,
+    progress: Progress | None = None,
+    chunk: int = 200,
+) -> RobotMotion:
+    """Retarget a motion with GMR's method (mapping None: the robot's shipped one). See the module docstring."""
+    cfg = config or GmrConfig()
+    return solve_targets(motion, robot, build_targets(motion, robot, mapping, cfg), cfg, progress=progress, chunk=chunk)

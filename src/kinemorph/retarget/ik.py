@@ -456,24 +456,3 @@ def accumulate_posture(ik: IkModel, posture: Posture, sc: Scratch) -> None:
         w2 = w * w
         sc.h[d, d] += w2
         sc.c[d] += w2 * (ik.qpos[a] - posture.target[a])
-
-
-@njit(cache=True)
-def ik_step(
-    ik: IkModel,
-    tasks: TaskSet,
-    s: int,
-    damping: float,
-    posture: Posture,
-    sc: Scratch,
-    scale: np.ndarray,
-    max_step: float = np.inf,
-) -> int:
-    """One weighted damped differential-IK step for stage s (frame tasks from sc.logs, as left by
-    task_errors at this configuration, with this frame's cost factors ``scale`` (K,), plus the
-    posture pull)."""
-    begin_normal_equations(sc, ik.nv)
-    mu = accumulate_tasks(ik, tasks, s, sc, scale)
-    accumulate_posture(ik, posture, sc)
-    finish_normal_equations(sc, ik.nv, damping + mu)
-    return solve_and_integrate(ik, sc, max_step)

@@ -16,6 +16,31 @@ from numba import njit
 from ..progress import Progress, report
 from ..robots.robot import Robot
 from . import ik
+from .laplacian import MeshTerm, accumulate_mesh, no_mesh
+
+
+@njit(cache=True)
+def ik_step(
+    model: ik.IkModel,
+    tasks: ik.TaskSet,
+    s: int,
+    damping: float,
+    posture: ik.Posture,
+    mesh: MeshTerm,
+    f: int,
+    sc: ik.Scratch,
+    scale: np.ndarray,
+    max_step: float,
+) -> int:
+    """One weighted damped differential-IK step for stage s at frame f: the frame tasks (from
+    sc.logs, as task_errors left them at this configuration, with this frame's cost factors
+    ``scale`` (K,)), the posture pull and the interaction-mesh term, then the box QP."""
+    ik.begin_normal_equations(sc, model.nv)
+    mu = ik.accumulate_tasks(model, tasks, s, sc, scale)
+    ik.accumulate_posture(model, posture, sc)
+    accumulate_mesh(model, mesh, f, sc)
+    ik.finish_normal_equations(sc, model.nv, damping + mu)
+    return ik.solve_and_integrate(model, sc, max_step)
 
 
 @njit(cache=True)
@@ -25,6 +50,7 @@ def solve_frames(
     targets: np.ndarray,
     task_scale: np.ndarray,
     posture: ik.Posture,
+    mesh: MeshTerm,
     damping: float,
     tolerance: float,
     max_extra: int,
@@ -54,14 +80,14 @@ def solve_frames(
             curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
             for i in range(sc.state.shape[0]):
                 sc.state[i] = 0
-            if ik.ik_step(model, tasks, s, damping, posture, sc, task_scale[f, s], step) < 0:
+            if ik_step(model, tasks, s, damping, posture, mesh, f, sc, task_scale[f, s], step) < 0:
                 failures += 1
             iters += 1
             nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
             extra = 0
             while curr - nxt > tolerance and extra < max_extra:
                 curr = nxt
-                if ik.ik_step(model, tasks, s, damping, posture, sc, task_scale[f, s], step) < 0:
+                if ik_step(model, tasks, s, damping, posture, mesh, f, sc, task_scale[f, s], step) < 0:
                     failures += 1
                 iters += 1
                 nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
@@ -99,6 +125,7 @@ def solve_sequence(
     posture: tuple[np.ndarray, np.ndarray] | None = None,
     max_joint_step: float = np.inf,
     task_scale: np.ndarray | None = None,
+    mesh: MeshTerm | None = None,
     progress: Progress | None = None,
     chunk: int = 200,
 ) -> Solution:
@@ -109,6 +136,7 @@ def solve_sequence(
     max_joint_step: largest change of a joint between frames [rad] (inf: no limit).
     task_scale: (T, S, K) factors on each task's cost per frame (e.g. planted feet held harder);
     None: ones.
+    mesh: an interaction-mesh term (laplacian.py), or None.
     """
     model = ik.build_ik_model(robot.model, robot.data)
     task_set = ik.build_task_set(model, stages, lm_damping)
@@ -121,16 +149,17 @@ def solve_sequence(
     out_err = np.zeros((n, len(stages)))
     scratch = ik.make_scratch(robot.nv, targets.shape[2], robot.nq)
     scale = np.ones(targets.shape[:3]) if task_scale is None else np.ascontiguousarray(task_scale, dtype=float)
+    mesh_term = no_mesh(robot.nv) if mesh is None else mesh
     args = (damping, tolerance, max_extra_iterations, max_joint_step)
     t0 = time.perf_counter()
     # An empty range compiles the kernel on first use (or loads it from numba's cache).
-    solve_frames(model, task_set, targets, scale, pull, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
+    solve_frames(model, task_set, targets, scale, pull, mesh_term, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
     t1 = time.perf_counter()
     failures = 0
     for a in range(0, n, chunk):
         b = min(n, a + chunk)
         failures += solve_frames(
-            model, task_set, targets, scale, pull, *args, a, b, out_qpos, out_iters, out_err, scratch
+            model, task_set, targets, scale, pull, mesh_term, *args, a, b, out_qpos, out_iters, out_err, scratch
         )
         report(progress, b, n)
     t2 = time.perf_counter()

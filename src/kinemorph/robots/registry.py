@@ -24,6 +24,8 @@ class RobotInfo:
         legs: quadrupeds: (hip body, foot body) per leg in the order FL, FR, RL, RR.
         foot_spheres: foot bodies to create at load, foot body -> shank body carrying its sphere
             (see robots/feet.py).
+        landmarks: humanoids: (body, offset in the body frame [m]) per name of
+            kinemorph.conventions.LANDMARKS, in that order.
     """
 
     name: str
@@ -34,6 +36,27 @@ class RobotInfo:
     mappings: dict[str, str] = field(default_factory=dict)
     legs: tuple[tuple[str, str], ...] = ()
     foot_spheres: dict[str, str] = field(default_factory=dict)
+    landmarks: tuple[tuple[str, tuple[float, float, float]], ...] = ()
+
+
+Landmark = tuple[str, tuple[float, float, float]]
+
+
+def _humanoid_landmarks(
+    pelvis: str, neck: Landmark, *limbs: str | Landmark, sides: tuple[str, str]
+) -> tuple[Landmark, ...]:
+    """Landmarks in the order of LANDMARKS from per-side name patterns ({s}: left/right, {S}: L/R,
+    {Side}: Left/Right); a pattern without an offset is the body's origin."""
+
+    def one(spec: str | Landmark, side: str) -> Landmark:
+        body, offset = (spec, (0.0, 0.0, 0.0)) if isinstance(spec, str) else spec
+        name = body.format(s=side, S=side[0].upper(), Side=side.capitalize())
+        return name, offset
+
+    out: list[Landmark] = [(pelvis, (0.0, 0.0, 0.0)), neck]
+    for spec in limbs:  # shoulder, elbow, wrist, knee, ankle, toe; left then right
+        out += [one(spec, sides[0]), one(spec, sides[1])]
+    return tuple(out)
 
 
 KNOWN_ROBOTS: dict[str, RobotInfo] = {
@@ -46,6 +69,17 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
             feet=("left_ankle_roll_link", "right_ankle_roll_link"),
             rest_key="stand",
             mappings={"lafan1": "lafan1_to_unitree_g1.json"},
+            landmarks=_humanoid_landmarks(
+                "pelvis",
+                ("torso_link", (0.0, 0.0, 0.30)),
+                "{s}_shoulder_roll_link",
+                "{s}_elbow_link",
+                ("{s}_wrist_roll_link", (0.0, 0.0, 0.0)),
+                "{s}_knee_link",
+                "{s}_ankle_roll_link",
+                ("{s}_ankle_roll_link", (0.12, 0.0, -0.03)),
+                sides=("left", "right"),
+            ),
         ),
         RobotInfo(
             name="booster_t1",
@@ -54,6 +88,17 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
             feet=("left_foot_link", "right_foot_link"),
             rest_key="home",
             mappings={"lafan1": "lafan1_to_booster_t1.json"},
+            landmarks=_humanoid_landmarks(
+                "Waist",
+                ("H1", (0.0, 0.0, 0.0)),
+                "A{S}2",
+                "A{S}3",
+                ("{s}_hand_link", (0.0, 0.0, 0.0)),
+                "Shank_{Side}",
+                "{s}_foot_link",
+                ("{s}_foot_link", (0.12, 0.0, -0.015)),
+                sides=("left", "right"),
+            ),
         ),
         RobotInfo(
             name="unitree_h1",
@@ -61,6 +106,17 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
             root_body="pelvis",
             feet=("left_ankle_link", "right_ankle_link"),
             mappings={"lafan1": "lafan1_to_unitree_h1.json"},
+            landmarks=_humanoid_landmarks(
+                "pelvis",
+                ("torso_link", (0.0, 0.0, 0.48)),
+                "{s}_shoulder_roll_link",
+                "{s}_elbow_link",
+                ("{s}_elbow_link", (0.28, 0.0, -0.015)),
+                "{s}_knee_link",
+                "{s}_ankle_link",
+                ("{s}_ankle_link", (0.17, 0.0, -0.056)),
+                sides=("left", "right"),
+            ),
         ),
         *(
             RobotInfo(

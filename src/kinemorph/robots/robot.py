@@ -112,6 +112,9 @@ class Robot:
             self.body_id(f)
         self.rest_key = info.rest_key
         self.legs = tuple(info.legs)
+        self.landmarks = tuple(info.landmarks)
+        for body, _ in self.landmarks:
+            self.body_id(body)
         for hip, foot in self.legs:
             self.body_id(hip)
             self.body_id(foot)
@@ -204,6 +207,17 @@ class Robot:
             pos[t] = d.xpos
             rot[t] = d.xquat
         return RobotPose(pos, rot)
+
+    def landmark_positions(self, pose: RobotPose) -> np.ndarray:
+        """World positions [m] of the robot's landmarks (kinemorph.conventions.LANDMARKS) from
+        body poses (fk). Shape: (T, 14, 3)."""
+        if not self.landmarks:
+            raise KinemorphError(f"robot {self.name} has no landmarks defined (known humanoids have them)")
+        ids = [self.body_id(b) for b, _ in self.landmarks]
+        offsets = np.array([o for _, o in self.landmarks])
+        from ..transforms import quat_rotate
+
+        return pose.positions[:, ids] + quat_rotate(pose.rotations[:, ids], offsets[None])
 
     def jacobian(self, qpos: np.ndarray, body: str) -> np.ndarray:
         """World-aligned Jacobian of a body's origin: rows [linear (3); angular (3)]. Shape: (6, nv)."""
