@@ -126,7 +126,7 @@ def test_bad_engine_settings_are_refused(bad: dict) -> None:
 
 def test_unknown_engine_lists_the_engines(generated_walk: Motion) -> None:
     robot = robot_or_skip("unitree_g1")
-    with pytest.raises(UnknownNameError, match="valid: auto, gmr, quadruped"):
+    with pytest.raises(UnknownNameError, match="valid: auto, gmr, graph, mesh, quadruped"):
         retarget(generated_walk, robot, engine="magic")
 
 
