@@ -3,9 +3,10 @@
 After Hopkins et al., "Interactive Design of Stylized Walking Gaits for Robotic Characters"
 (ACM TOG 2024)::
 
-    style = load_style("relaxed")                       # Style: nine gait samples (JSON, validated)
-    ref = plan(style, Commands.constant([0.3, 0, 0]), duration=10.0, rate=125.0, body=body)
-    motion = gait_motion(style, robot, Commands.constant([0.3, 0, 0]), duration=10.0)  # RobotMotion via IK
+    style = load_style("relaxed")                  # Style: nine gait samples (JSON, validated)
+    walk = Commands.constant([0.3, 0.0, 0.0])      # vx [m/s], vy [m/s], yaw rate [rad/s]
+    ref = plan(style, walk, 10.0, rate=125.0, body=gait_body(robot))   # Reference r(t)
+    motion = gait_motion(style, robot, walk, 10.0)                    # RobotMotion through the IK step
 
 Modules: style.py (data), schema.py (JSON), splines.py (function curves), phase.py (phase map),
 sampler.py (velocity interpolation, blending), footsteps.py (path, footholds), planner.py,
@@ -17,7 +18,7 @@ from .commands import Commands, load_schedule, parse_command
 from .footsteps import GaitBody
 from .kinematic import GaitConfig, gait_motion, solve_reference
 from .planner import Planner, plan
-from .robot_table import GAIT_ROBOTS, gait_body, robot_gait_info
+from .robot_table import GAIT_ROBOTS, RobotGait, gait_body, robot_gait, robot_gait_info
 from .sampler import GaitParams, Sampler, StyleTables
 from .schema import load_style, read_style, save_style, style_from_dict, style_names, style_to_dict
 from .style import KEY_SAMPLES, UPPER_BODY_JOINTS, Attributes, GaitSample, Style, StyleError, Timing
@@ -35,6 +36,7 @@ __all__ = [
     "GaitSample",
     "Planner",
     "Reference",
+    "RobotGait",
     "Sampler",
     "Style",
     "StyleError",
@@ -47,6 +49,7 @@ __all__ = [
     "parse_command",
     "plan",
     "read_style",
+    "robot_gait",
     "robot_gait_info",
     "save_style",
     "solve_reference",

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +46,7 @@ class Commands:
             raise ConfigError("command times must be strictly increasing")
 
     @classmethod
-    def constant(cls, velocity: tuple[float, float, float] | np.ndarray) -> Commands:
+    def constant(cls, velocity: Sequence[float] | np.ndarray) -> Commands:
         return cls(np.zeros(1), np.asarray(velocity, dtype=np.float64).reshape(1, 3))
 
     def at(self, time: np.ndarray | float) -> np.ndarray:
@@ -61,13 +62,13 @@ class Commands:
 
 def parse_command(text: str) -> Commands:
     """A constant command from "vx,vy,yaw_rate" (e.g. "0.3,0,0")."""
-    parts = [p.strip() for p in text.split(",")]
+    message = f"--command must be three numbers vx,vy,yaw_rate (m/s, m/s, rad/s), got {text!r}"
     try:
-        values = [float(p) for p in parts]
+        values = [float(p) for p in text.split(",")]
     except ValueError:
-        values = []
+        raise ConfigError(message) from None
     if len(values) != 3 or not all(math.isfinite(x) for x in values):
-        raise ConfigError(f"--command must be three numbers vx,vy,yaw_rate (m/s, m/s, rad/s), got {text!r}")
+        raise ConfigError(message)
     return Commands.constant(values)
 
 
@@ -101,7 +102,7 @@ def load_schedule(path: str | Path) -> Commands:
         rows = _rows_csv(p, text)
     else:
         raise MotionFileError(p, "a schedule is .csv (time,vx,vy,yaw_rate) or .json")
-    values = []
+    values: list[list[float]] = []
     for k, (line, r) in enumerate(rows):
         where = line or None
         if len(r) != 4:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..progress import Progress
-from ..retarget.solve import solve_sequence
+from ..retarget.solve import Solution, solve_sequence
 from ..robots.robot import Robot
 from ..robots.robot_motion import Keypoints, RobotMotion
 from ..transforms import quat_angle, quat_conj, quat_mul, quat_rotate
@@ -64,7 +64,7 @@ class GaitConfig:
     pelvis_position_weight: float = 20.0
     pelvis_rotation_weight: float = 20.0
     posture_weight: float = 0.05
-    damping: float = 0.01
+    damping: float = 0.3
     lm_damping: float = 0.0
     tolerance: float = 1e-6
     max_extra_iterations: int = 20
@@ -169,19 +169,37 @@ def _knee_floor(robot: Robot) -> Iterator[None]:
         m.jnt_range[:] = saved
 
 
+def _solve(
+    robot: Robot,
+    stage: list[tuple[int, float, float]],
+    targets: np.ndarray,
+    init: np.ndarray,
+    cfg: GaitConfig,
+    *,
+    posture: tuple[np.ndarray, np.ndarray] | None = None,
+    progress: Progress | None = None,
+) -> Solution:
+    return solve_sequence(
+        robot, [stage], np.ascontiguousarray(targets), init, damping=cfg.damping, lm_damping=cfg.lm_damping,
+        tolerance=cfg.tolerance, max_extra_iterations=cfg.max_extra_iterations, posture=posture, progress=progress,
+    )  # fmt: skip
+
+
 def solve_reference(
     ref: Reference,
     robot: Robot,
     config: GaitConfig | None = None,
     *,
-    robot_gait_: RobotGait | None = None,
+    measured: RobotGait | None = None,
     info: dict[str, object] | None = None,
     progress: Progress | None = None,
 ) -> RobotMotion:
-    """Solve r(t) with the IK step (see the module docstring) into a RobotMotion at ``config.fps``
-    (the reference is taken frame for frame: plan it at that rate)."""
+    """Solve r(t) with the IK step (see the module docstring) into a RobotMotion, frame for frame at
+    the reference's own rate. ``measured``: the robot's :func:`robot_gait` when already at hand;
+    ``info`` is added to the motion's info."""
     cfg = config or GaitConfig()
-    rg = robot_gait_ or robot_gait(robot)
+    rg = measured or robot_gait(robot)
+    fps = 1.0 / float(ref.time[1] - ref.time[0]) if ref.num_frames > 1 else cfg.fps
     t0 = time.perf_counter()
     upper = upper_joint_values(ref, robot, rg)
     tasks = _tasks(ref, robot, rg, upper)
@@ -189,8 +207,6 @@ def solve_reference(
     feet_w = (cfg.foot_position_weight, cfg.foot_rotation_weight)
     pelvis_w = (cfg.pelvis_position_weight, cfg.pelvis_rotation_weight)
     stage = [(b, *(feet_w if k >= len(tasks.bodies) - 2 else pelvis_w)) for k, b in enumerate(tasks.bodies)]
-    opts = dict(damping=cfg.damping, lm_damping=cfg.lm_damping, tolerance=cfg.tolerance,
-                max_extra_iterations=cfg.max_extra_iterations)  # fmt: skip
 
     init = _bent_knees(robot, robot.rest_qpos())
     fk = robot.fk(init)
@@ -198,17 +214,14 @@ def solve_reference(
     init[:3] += delta  # the first task body (root or pelvis) at its first target position
     warmup = np.repeat(tasks.targets[:1, None], WARMUP_FRAMES, axis=0)
     with _knee_floor(robot):
-        warm = solve_sequence(robot, [stage], warmup, init, **opts)
+        warm = _solve(robot, stage, warmup, init, cfg)
     stand = warm.qpos[-1].copy()
 
     weights = np.zeros(robot.nv)
     legs = [j for j in range(robot.num_dofs) if j not in set(rg.joints.tolist()) | set(tasks.chain)]
     weights[6 + np.array(legs, dtype=np.int64)] = cfg.posture_weight
     with _knee_floor(robot):
-        sol = solve_sequence(
-            robot, [stage], np.ascontiguousarray(tasks.targets[:, None]), stand, posture=(weights, stand),
-            progress=progress, **opts,
-        )  # fmt: skip
+        sol = _solve(robot, stage, tasks.targets[:, None], stand, cfg, posture=(weights, stand), progress=progress)
     qpos = sol.qpos.copy()
     direct = [k for k, j in enumerate(rg.joints.tolist()) if j not in tasks.chain]
     qpos[:, 7 + rg.joints[direct]] = upper[:, direct]
@@ -219,7 +232,7 @@ def solve_reference(
     details: dict[str, object] = {
         "engine": "gait",
         "frames": n,
-        "fps": cfg.fps,
+        "fps": fps,
         "iterations_per_frame": float(sol.iterations.mean()),
         "qp_failures": sol.qp_failures + warm.qp_failures,
         "seconds_solve": sol.seconds_solve,
@@ -229,8 +242,8 @@ def solve_reference(
         "foot_error_max_cm": float(err["position"].max() * 100),
         "foot_rotation_error_max_deg": float(np.degrees(err["rotation"].max())),
         "pelvis_error_max_cm": float(err["pelvis"].max() * 100),
-        "stance_slip_mean_cm_s": float(err["slip"][ref.contacts[1:] & ref.contacts[:-1]].mean() * 100 * cfg.fps),
-        "stance_slip_max_cm_s": float(err["slip"].max() * 100 * cfg.fps),
+        "stance_slip_mean_cm_s": float(err["slip"][ref.contacts[1:] & ref.contacts[:-1]].mean() * 100 * fps),
+        "stance_slip_max_cm_s": float(err["slip"].max() * 100 * fps),
         "limit_violations": int((~inside).sum()),
         "contact_fraction": [float(x) for x in ref.contacts.mean(axis=0)],
         **(info or {}),
@@ -239,7 +252,7 @@ def solve_reference(
     k = len(tasks.bodies)
     keypoints = Keypoints(keypoint_bodies, tasks.targets[:, [k - 3, k - 2, k - 1], :3].copy())
     return RobotMotion.from_qpos(
-        robot.name, cfg.fps, qpos, robot.dof_names, keypoints=keypoints, info=details,
+        robot.name, fps, qpos, robot.dof_names, keypoints=keypoints, info=details,
         contacts=ref.contacts.copy(), contact_bodies=rg.feet,
     )  # fmt: skip
 
@@ -287,4 +300,4 @@ def gait_motion(
     ref = plan(style, commands, duration, rate=cfg.fps, body=rg.body)
     seconds_plan = time.perf_counter() - t0
     info = {"style": style.name, "duration_s": float(duration), "seconds_plan": seconds_plan}
-    return solve_reference(ref, robot, cfg, robot_gait_=rg, info=info, progress=progress)
+    return solve_reference(ref, robot, cfg, measured=rg, info=info, progress=progress)

@@ -40,6 +40,23 @@ def _slopes(t: np.ndarray) -> np.ndarray:
     return d
 
 
+def segment_coefficients(timing: np.ndarray) -> np.ndarray:
+    """Omega per knot segment as a + b s + c s^2 + e s^3, s in [0, 1] the position within the
+    segment. timing (..., 4) -> (..., 4 segments, 4 coefficients [a, b, c, e])."""
+    t = knot_times(timing)
+    h = np.diff(PHASE_KNOTS)
+    d = _slopes(t)
+    t0, t1 = t[..., :-1], t[..., 1:]
+    m0, m1 = d[..., :-1] * h, d[..., 1:] * h
+    return np.stack([t0, m0, 3 * (t1 - t0) - 2 * m0 - m1, 2 * (t0 - t1) + m0 + m1], axis=-1)
+
+
+def segment_of(phase: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Knot segment index (0..3) and position s in [0, 1] within it, of phase(s) in [0, 1]."""
+    k = _segment(np.asarray(phase, dtype=np.float64))
+    return k, (phase - PHASE_KNOTS[k]) / np.diff(PHASE_KNOTS)[k]
+
+
 def knot_times(timing: np.ndarray) -> np.ndarray:
     """Times of the five phase knots: [0, t_LTD, t_RLO, t_RTD, T]. (..., 4) -> (..., 5)."""
     timing = np.asarray(timing, dtype=np.float64)
@@ -91,21 +108,20 @@ def omega_rate(phase: np.ndarray | float, timing: np.ndarray) -> np.ndarray:
 def omega_inverse(time: np.ndarray | float, timing: np.ndarray, *, iterations: int = 60) -> np.ndarray:
     """Gait phase in [0, 1] at cycle time(s) in [0, T] (the inverse of :func:`omega`): safeguarded
     Newton steps inside the knot segment, which holds the answer because Omega is monotone."""
-    time = np.asarray(time, dtype=np.float64)
+    times = np.asarray(time, dtype=np.float64)
     timing = np.asarray(timing, dtype=np.float64)
-    shape = np.broadcast_shapes(time.shape, timing.shape[:-1])
-    time = np.broadcast_to(time, shape)
+    shape = np.broadcast_shapes(times.shape, timing.shape[:-1])
     timing = np.broadcast_to(timing, (*shape, 4))
     t = knot_times(timing)
-    time = np.clip(time, 0.0, t[..., -1])
-    k = np.clip((time[..., None] >= t[..., 1:-1]).sum(axis=-1), 0, 3)
+    times = np.clip(np.broadcast_to(times, shape), 0.0, t[..., -1])
+    k = np.clip((times[..., None] >= t[..., 1:-1]).sum(axis=-1), 0, 3)
     lo = PHASE_KNOTS[k].copy()
     hi = PHASE_KNOTS[k + 1].copy()
     t_lo = np.take_along_axis(t, k[..., None], -1)[..., 0]
     t_hi = np.take_along_axis(t, k[..., None] + 1, -1)[..., 0]
-    phase = lo + (hi - lo) * (time - t_lo) / (t_hi - t_lo)
+    phase = lo + (hi - lo) * (times - t_lo) / (t_hi - t_lo)
     for _ in range(iterations):
-        f = omega(phase, timing) - time
+        f = omega(phase, timing) - times
         if np.all(np.abs(f) < 1e-13):
             break
         lo = np.where(f < 0, phase, lo)

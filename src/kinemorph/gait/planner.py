@@ -21,6 +21,7 @@ schedule (:func:`plan`), which evaluates the style's curves for all frames at on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -72,6 +73,23 @@ class Nominal:
     fade: np.ndarray
 
 
+class NominalRow(NamedTuple):
+    """One frame of :class:`Nominal`, as the planner produces it (plain Python values)."""
+
+    time: float
+    phase: float
+    command: tuple[float, float, float]
+    weights: np.ndarray
+    timing: np.ndarray
+    attributes: np.ndarray
+    path: Pose2
+    feet: list[Pose2]
+    contacts: list[bool]
+    liftoff_ramp: list[float]
+    touchdown_ramp: list[float]
+    fade: float
+
+
 def _ramps(side: int, tau: float, timing: np.ndarray, attrs: np.ndarray) -> tuple[float, float]:
     """(lift-off ramp, touch-down ramp) of a standing foot at cycle time tau."""
     ltd, rlo, rtd, cycle = (float(x) for x in timing)
@@ -113,22 +131,24 @@ class Planner:
         self.contacts = [True, True]
         self.fade_time = 0.0
 
-    def _foothold(self, side: int, tau: float, velocity: tuple[float, float, float], timing, attrs) -> Pose2:  # type: ignore[no-untyped-def]
+    def _foothold(
+        self, side: int, tau: float, velocity: tuple[float, float, float], timing: np.ndarray, attrs: np.ndarray
+    ) -> Pose2:
+        """Foothold of the foot on ``side`` for its next contact interval, seen from cycle time tau
+        in its swing (or at its touch-down): the path pose predicted for the interval's midpoint
+        (left: [t_LTD, T], right: [t_RTD, T + t_RLO]) composed with the stance offset, projected
+        out of the other foot."""
         ltd, rlo, rtd, cycle = (float(x) for x in timing)
         mid = 0.5 * (ltd + cycle) if side > 0 else 0.5 * (rtd + cycle + rlo)
-        if side < 0 and tau < rlo:  # the right foot's contact interval began in the previous cycle
-            mid -= cycle
-        ahead = mid - tau
         target = compose(
-            advance_path(self.path, velocity, ahead),
+            advance_path(self.path, velocity, mid - tau),
             stance_offset(self.body, side, float(attrs[0]), float(attrs[1]), float(attrs[2])),
         )
         stance = self.locked[0 if side < 0 else 1]
         return project_out(target, stance, side, self.body)
 
-    def nominal_step(self, velocity: np.ndarray | tuple[float, float, float], dt: float) -> tuple:  # type: ignore[type-arg]
-        """Advance by dt [s] (0 for the first frame) and return the frame's nominal state as a tuple
-        in the field order of :class:`Nominal`."""
+    def nominal_step(self, velocity: np.ndarray | tuple[float, float, float], dt: float) -> NominalRow:
+        """Advance by dt [s] (0 for the first frame) and return the frame's nominal state."""
         v = (float(velocity[0]), float(velocity[1]), float(velocity[2]))
         params = self.sampler.sample(v)
         timing, attrs = params.timing, params.attributes
@@ -148,8 +168,8 @@ class Planner:
             self.time += dt
         tau = pm.time(self.phase)
         feet: list[Pose2] = []
-        contacts = []
-        ramps = []
+        contacts: list[bool] = []
+        ramps: list[tuple[float, float]] = []
         ltd, rlo, rtd = float(timing[0]), float(timing[1]), float(timing[2])
         for i, side in enumerate((1, -1)):
             swing = self.phase < 0.1 if side > 0 else 0.5 <= self.phase < 0.6
@@ -169,7 +189,7 @@ class Planner:
             feet.append(pose)
             contacts.append(not swing)
         fade = f_soft(self.time / self.fade_time)
-        return (
+        return NominalRow(
             self.time, self.phase, v, params.weights, timing, attrs, self.path, feet, contacts,
             [r[0] for r in ramps], [r[1] for r in ramps], fade,
         )  # fmt: skip
@@ -179,11 +199,10 @@ class Planner:
         return stylize(_stack([self.nominal_step(velocity, dt)]), self.tables, self.body)
 
 
-def _stack(rows: list[tuple]) -> Nominal:  # type: ignore[type-arg]
-    cols = list(zip(*rows))
-    arr = [np.asarray(c, dtype=np.float64) for c in cols]
-    arr[8] = np.asarray(cols[8], dtype=bool)
-    return Nominal(*arr)
+def _stack(rows: list[NominalRow]) -> Nominal:
+    cols = {name: np.asarray(col, dtype=np.float64) for name, col in zip(NominalRow._fields, zip(*rows))}
+    cols["contacts"] = cols["contacts"].astype(bool)
+    return Nominal(**cols)
 
 
 def plan(
@@ -201,7 +220,7 @@ def plan(
     if not duration > 0:
         raise ConfigError(f"duration must be positive, got {duration}")
     planner = Planner(style, body, start_phase=start_phase)
-    n = int(round(duration * rate))
+    n = round(duration * rate)
     dt = 1.0 / rate
     velocity = commands.at(np.arange(max(n, 1)) * dt)
     rows = [planner.nominal_step(velocity[k], dt if k else 0.0) for k in range(max(n, 1))]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .phase import omega
+from .phase import segment_coefficients, segment_of
 from .splines import CurveTable
 from .style import CURVE_KEYS, KEY_SAMPLES, Style
 
@@ -133,20 +133,25 @@ class StyleTables:
         self.keys = CURVE_KEYS
         self.table = CurveTable([s.curve(k) for s in ordered for k in CURVE_KEYS])
         self.timing = np.array([s.timing.as_array() for s in ordered])  # (S, 4)
+        self._omega = segment_coefficients(self.timing)  # (S, 4, 4)
         self.num_samples = len(ordered)
+        n = self.num_samples * len(self.keys)
+        self._at_0 = self.table.evaluate(np.zeros(n)).reshape(self.num_samples, -1)  # (S, C) at u = 0
+        self._at_1 = self.table.evaluate(np.ones(n)).reshape(self.num_samples, -1)  # (S, C) at u = 1
+        # each curve's interval in each sample: u = (t - start) * scale
         group = np.array([k.split(".", 1)[0] for k in CURVE_KEYS])
-        self._left = group == "left_foot"
-        self._right = group == "right_foot"
+        ltd, rlo, rtd, cycle = (self.timing[:, i : i + 1] for i in range(4))
+        left, right = group == "left_foot", group == "right_foot"
+        self._start = np.where(right, rlo, 0.0)  # (S, C)
+        self._scale = np.where(left, 1.0 / ltd, np.where(right, 1.0 / (rtd - rlo), 1.0 / cycle))
 
     def positions(self, phase: np.ndarray) -> np.ndarray:
         """u of every curve of every sample at gait phase(s). (N,) -> (N, S, C)."""
-        phase = np.asarray(phase, dtype=np.float64)
-        t = omega(phase[:, None], self.timing[None])  # (N, S)
-        ltd, rlo, rtd, cycle = (self.timing[:, i] for i in range(4))
-        u = np.broadcast_to((t / cycle)[..., None], (*t.shape, len(self.keys))).copy()
-        u[..., self._left] = (t / ltd)[..., None]
-        u[..., self._right] = ((t - rlo) / (rtd - rlo))[..., None]
-        return u
+        k, s = segment_of(np.asarray(phase, dtype=np.float64))
+        c = self._omega[:, k].transpose(1, 0, 2)  # (N, S, 4): each sample's Omega on that segment
+        s = s[:, None]
+        t = c[..., 0] + s * (c[..., 1] + s * (c[..., 2] + s * c[..., 3]))  # (N, S) = Omega_s(phase)
+        return (t[..., None] - self._start) * self._scale
 
     def values(self, u: np.ndarray) -> np.ndarray:
         """Curve values of every sample at positions u (N, S, C) -> (N, S, C)."""
@@ -160,7 +165,4 @@ class StyleTables:
     def at_ends(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Blended curve values at u = 0 and u = 1 of every curve (lift-off and touch-down values of
         the swing curves). weights (N, S) -> two (N, C)."""
-        n = self.num_samples * len(self.keys)
-        start = self.table.evaluate(np.zeros(n)).reshape(self.num_samples, -1)
-        end = self.table.evaluate(np.ones(n)).reshape(self.num_samples, -1)
-        return weights @ start, weights @ end
+        return weights @ self._at_0, weights @ self._at_1

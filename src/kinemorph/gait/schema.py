@@ -21,6 +21,7 @@ Curves are lists of knots [u, value], u in [0, 1] the position within the curve'
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from importlib import resources
@@ -115,7 +116,7 @@ def _timing(raw: Any, where: _Where) -> Timing:
         raise where.error("intervals.left_swing", f"must start at 0 (left liftoff begins the cycle), got {l0:g}")
     events = [("left liftoff", 0.0), ("left touchdown", ltd), ("right liftoff", rlo), ("right touchdown", rtd)]
     events.append(("cycle end", cycle))
-    for (na, a), (nb, b) in zip(events, events[1:]):
+    for (na, a), (nb, b) in itertools.pairwise(events):
         if not b > a:
             raise where.error(
                 "intervals",
@@ -279,7 +280,8 @@ def style_from_dict(raw: Any, *, source: str = "<style>") -> Style:
     if not np.all(np.diff(x) > 0):
         raise where.error(
             "samples",
-            "forward/backward velocities must increase: backward_fast < backward_slow < 0 < forward_slow < forward_fast",
+            "forward/backward velocities must increase: "
+            "backward_fast < backward_slow < 0 < forward_slow < forward_fast",
         )
     return Style(name=name, description=str(description), samples=samples, source=source)
 

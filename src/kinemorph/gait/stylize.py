@@ -8,8 +8,8 @@
   it is and the rest of the sole is above it: a foot never goes below the floor by pitching. In
   stance only the pitch acts: it ramps linearly from 0 to the lift-off value before lift-off and
   from the touch-down value to 0 after touch-down, about a pivot that stays on its foothold, so a
-  standing foot's contact point does not move. Swing frames are lifted where roll or combined
-  pitches would put a sole corner below the floor;
+  standing foot's contact point does not move. A foot is lifted where roll or combined pitches
+  (in swing, or blended from samples that pivot differently) would put a sole corner below the floor;
 - upper body: the style's curves (offsets from the robot's rest pose, see style.UPPER_BODY_JOINTS).
 """
 
@@ -20,16 +20,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..transforms import euler_to_quat, quat_rotate
+from ..transforms import quat_rotate
 from .footsteps import GaitBody
 from .sampler import StyleTables
-from .style import CURVE_KEYS, UPPER_BODY_JOINTS
+from .style import CURVE_KEYS, FOOT_CURVES, UPPER_BODY_JOINTS
 
 if TYPE_CHECKING:
     from .planner import Nominal
 
 _COL = {k: i for i, k in enumerate(CURVE_KEYS)}
 _UPPER = [_COL[f"upper.{n}"] for n in UPPER_BODY_JOINTS]
+_FOOT = np.array([[_COL[f"{side}.{n}"] for n in FOOT_CURVES] for side in ("left_foot", "right_foot")])  # (2, 7)
 
 
 @dataclass(frozen=True)
@@ -101,15 +102,34 @@ def pivot_slip(foot_pos: np.ndarray, foot_rot: np.ndarray, pivots: np.ndarray, c
     return np.where(contacts[1:] & contacts[:-1], moved, 0.0)
 
 
-def _pivot_translation(heel: np.ndarray, toe: np.ndarray, body: GaitBody) -> np.ndarray:
-    """Translation of the sole point when the foot pitches by ``heel`` about the heel point, then by
-    ``toe`` about the toe point. Shape: (..., 3)."""
+def zyx_quat(yaw: np.ndarray, pitch: np.ndarray, roll: np.ndarray) -> np.ndarray:
+    """Quaternion of Rz(yaw) Ry(pitch) Rx(roll) (intrinsic z, y, x), written out. Shape: (..., 4)."""
+    half = 0.5 * np.stack([yaw, pitch, roll])
+    c, s = np.cos(half), np.sin(half)
+    cz, cy, cx = c
+    sz, sy, sx = s
+    return np.stack(
+        [cz * cy * cx + sz * sy * sx, cz * cy * sx - sz * sy * cx, cz * sy * cx + sz * cy * sx,
+         sz * cy * cx - cz * sy * sx],
+        axis=-1,
+    )  # fmt: skip
+
+
+def _pivot_translation(heel: np.ndarray, toe: np.ndarray, body: GaitBody) -> tuple[np.ndarray, np.ndarray]:
+    """x and z of the sole point's translation when the foot pitches by ``heel`` about the heel
+    point, then by ``toe`` about the toe point (y is 0)."""
     h, t = body.heel, body.toe
     v1x = h - h * np.cos(heel) - t
     v1z = h * np.sin(heel)
-    x = v1x * np.cos(toe) + v1z * np.sin(toe) + t
-    z = -v1x * np.sin(toe) + v1z * np.cos(toe)
-    return np.stack([x, np.zeros_like(x), z], axis=-1)
+    return v1x * np.cos(toe) + v1z * np.sin(toe) + t, -v1x * np.sin(toe) + v1z * np.cos(toe)
+
+
+def _lowest_corner(z: np.ndarray, pitch: np.ndarray, roll: np.ndarray, body: GaitBody) -> np.ndarray:
+    """Lowest world z of the sole's corners, for a sole point at height z with Rz Ry(pitch) Rx(roll):
+    a corner (x, y, 0) sits at z - sin(pitch) x + cos(pitch) sin(roll) y."""
+    along = -np.sin(pitch)[..., None] * np.array([body.heel, body.toe])
+    across = np.abs(np.cos(pitch) * np.sin(roll)) * body.half_width
+    return z + along.min(axis=-1) - across
 
 
 def stylize(nominal: Nominal, tables: StyleTables, body: GaitBody) -> Reference:
@@ -117,38 +137,32 @@ def stylize(nominal: Nominal, tables: StyleTables, body: GaitBody) -> Reference:
     n = nominal
     curves = tables.curves(n.phase, n.weights)  # (N, C)
     start, end = tables.at_ends(n.weights)
-    count = len(n.time)
 
-    yaw = n.path[:, 2]
     pelvis_pos = np.stack([n.path[:, 0], n.path[:, 1], body.pelvis_height + curves[:, _COL["pelvis.height"]]], axis=-1)
-    euler = np.stack([yaw + curves[:, _COL["pelvis.yaw"]], curves[:, _COL["pelvis.pitch"]],
-                      curves[:, _COL["pelvis.roll"]]], axis=-1)  # fmt: skip
-    pelvis_rot = euler_to_quat(euler, "zyx")
+    pelvis_rot = zyx_quat(n.path[:, 2] + curves[:, _COL["pelvis.yaw"]], curves[:, _COL["pelvis.pitch"]],
+                          curves[:, _COL["pelvis.roll"]])  # fmt: skip
 
-    foot_pos = np.zeros((count, 2, 3))
-    foot_rot = np.zeros((count, 2, 4))
-    for f, side in enumerate(("left_foot", "right_foot")):
-        swing = ~n.contacts[:, f]
+    # both feet at once: (N, 2) per quantity
+    swing = ~n.contacts
+    foot = curves[:, _FOOT]  # (N, 2, 7) in the order of style.FOOT_CURVES
+    moving = np.where(swing[..., None], foot, 0.0)
+    stance = n.liftoff_ramp[..., None] * start[:, _FOOT[:, 5:]] + n.touchdown_ramp[..., None] * end[:, _FOOT[:, 5:]]
+    pitches = np.where(swing[..., None], foot[..., 5:], stance) * n.fade[:, None, None]  # heel, toe
+    heel, toe = pitches[..., 0], pitches[..., 1]
+    foot_yaw, roll, total_pitch = moving[..., 3], moving[..., 4], heel + toe
+    px, pz = _pivot_translation(heel, toe, body)
+    # the style's pose in the nominal foot frame: offsets, then Rz(yaw) applied to the pivot translation
+    lx = moving[..., 0] + np.cos(foot_yaw) * px
+    ly = moving[..., 1] + np.sin(foot_yaw) * px
+    lz = moving[..., 2] + pz
+    nyaw = n.feet[..., 2]
+    cn, sn = np.cos(nyaw), np.sin(nyaw)
+    z = lz + np.maximum(0.0, -_lowest_corner(lz, total_pitch, roll, body))  # lift where a corner would dip
+    foot_pos = np.stack([n.feet[..., 0] + cn * lx - sn * ly, n.feet[..., 1] + sn * lx + cn * ly, z], axis=-1)
+    # Rz(nominal yaw) Rz(yaw) Ry(pitch) Rx(roll) = Rz(nominal yaw + yaw) Ry(pitch) Rx(roll)
+    foot_rot = zyx_quat(nyaw + foot_yaw, total_pitch, roll)
 
-        def col(name: str, values: np.ndarray = curves, side: str = side) -> np.ndarray:
-            return values[:, _COL[f"{side}.{name}"]]
-
-        offset = np.stack([col("x"), col("y"), col("z")], axis=-1) * swing[:, None]
-        foot_yaw = col("yaw") * swing
-        roll = col("roll") * swing
-        pitch = {}
-        for name in ("heel_pitch", "toe_pitch"):
-            stance = n.liftoff_ramp[:, f] * col(name, start) + n.touchdown_ramp[:, f] * col(name, end)
-            pitch[name] = np.where(swing, col(name), stance) * n.fade
-        total_pitch = pitch["heel_pitch"] + pitch["toe_pitch"]
-        pivot = _pivot_translation(pitch["heel_pitch"], pitch["toe_pitch"], body)
-        local = offset + quat_rotate(euler_to_quat(foot_yaw[:, None], "z"), pivot)
-        ground = np.concatenate([n.feet[:, f, :2], np.zeros((count, 1))], axis=1)
-        foot_pos[:, f] = ground + quat_rotate(euler_to_quat(n.feet[:, f, 2:3], "z"), local)
-        # Rz(nominal yaw) Rz(yaw) Ry(pitch) Rx(roll) = Rz(nominal yaw + yaw) Ry(pitch) Rx(roll)
-        foot_rot[:, f] = euler_to_quat(np.stack([n.feet[:, f, 2] + foot_yaw, total_pitch, roll], axis=-1), "zyx")
-
-    ref = Reference(
+    return Reference(
         time=n.time,
         phase=n.phase,
         command=n.command,
@@ -161,8 +175,3 @@ def stylize(nominal: Nominal, tables: StyleTables, body: GaitBody) -> Reference:
         contacts=n.contacts.copy(),
         upper=curves[:, _UPPER],
     )
-    # lift swing frames whose roll or combined pitches put a sole corner below the floor
-    low = ref.sole_corners(body)[..., 2].min(axis=-1)  # (N, 2)
-    lift = np.where(~n.contacts, np.maximum(0.0, -low), 0.0)
-    foot_pos[..., 2] += lift
-    return ref
