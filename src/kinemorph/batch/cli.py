@@ -57,7 +57,7 @@ def add_batch_parser(sub: Any) -> None:
         "--ray",
         metavar="auto|ADDRESS",
         help="run on Ray (pip install 'kinemorph[ray]'): 'auto' (RAY_ADDRESS, a cluster started here, "
-        "else a local Ray) or a cluster address such as ray://head:10001",
+        "else a local Ray) or a cluster address such as HEAD_IP:6379",
     )
     p.add_argument("--force", action="store_true", help="redo every input, even those whose output is up to date")
     compat = sorted({c for e in ENGINES.values() for c in e.compat})

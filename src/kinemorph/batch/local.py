@@ -1,12 +1,14 @@
 """Local executor: a process pool on this machine (concurrent.futures, 'spawn' start method).
 
 Workers are started with 'spawn' (MuJoCo and numba are not safe to fork once threads exist) and
-load numba's compiled kernels from its on-disk cache. At most one job per worker is in flight, so
-that when a worker dies (SIGKILL, os._exit, out of memory) the pool breaks with few jobs in doubt:
-the pool is rebuilt, every job that was in flight is retried once *on its own* (nothing else runs
-meanwhile, so a second crash is the file's own doing), and a job that crashes its worker twice is
-reported as a :class:`Crash`. Ctrl-C (KeyboardInterrupt in the main process) cancels what has not
-started, lets the files in progress finish (their outputs are complete) and re-raises.
+load numba's compiled kernels from its on-disk cache. At most one job per worker is in flight.
+When a worker dies (SIGKILL, os._exit, out of memory) the pool breaks and every job in flight
+fails with it: the pool is rebuilt, jobs that had not started yet (each worker flags the job it
+starts in shared memory) are queued again as they were, and jobs that had started are retried
+once *on their own* (nothing else runs meanwhile, so a second crash is the file's own doing); a
+job that crashes its worker twice is reported as a :class:`Crash`. Ctrl-C (KeyboardInterrupt in
+the main process) cancels what has not started, lets the files in progress finish (their outputs
+are complete) and re-raises.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,7 +65,7 @@ def default_workers() -> int:
 
 
 @dataclass
-class LocalExecutor(Generic[T, R]):
+class LocalExecutor:
     """Run ``fn(item)`` for many items in a pool of worker processes.
 
     Attributes:
@@ -83,50 +85,65 @@ class LocalExecutor(Generic[T, R]):
         retry: deque[int] = deque()
         crashes = dict.fromkeys(range(len(items)), 0)
         running: dict[Future[R], int] = {}
-        pool = self._pool(initializer, len(items))
+        ctx = multiprocessing.get_context(START_METHOD)
+        started = ctx.RawArray("b", len(items))  # set by a worker when it starts job i
+        pool = self._pool(ctx, started, initializer, len(items))
         try:
             while todo or retry or running:
-                if retry:
-                    if not running:
-                        i = retry.popleft()
-                        running[pool.submit(fn, items[i])] = i
-                else:
-                    while todo and len(running) < self.workers:
-                        i = todo.popleft()
-                        running[pool.submit(fn, items[i])] = i
+                broken = False
                 try:
-                    done, _ = wait(running, return_when=FIRST_COMPLETED)
-                except KeyboardInterrupt:
-                    yield from self._drain(pool, running, items, crashes)
-                    raise
+                    if retry and not running:  # a job retried after a crash runs alone
+                        fut = pool.submit(_call, fn, retry[0], items[retry[0]])
+                        running[fut] = retry.popleft()
+                    while todo and not retry and len(running) < self.workers:
+                        fut = pool.submit(_call, fn, todo[0], items[todo[0]])
+                        running[fut] = todo.popleft()
+                except BrokenProcessPool:  # a worker died while idle
+                    broken = True
                 suspects = []
-                for fut in done:
-                    i = running.pop(fut)
+                if running:
                     try:
-                        yield Done(items[i], fut.result(), crashes[i] + 1)
-                    except BrokenProcessPool:
-                        suspects.append(i)
-                if not suspects:
+                        done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    except KeyboardInterrupt:
+                        yield from self._drain(pool, running, items, crashes)
+                        raise
+                    for fut in done:
+                        i = running.pop(fut)
+                        if isinstance(fut.exception(), BrokenProcessPool):
+                            suspects.append(i)
+                            broken = True
+                        else:
+                            yield Done(items[i], fut.result(), crashes[i] + 1)
+                if not broken:
                     continue
-                # The pool is broken: every job still in flight fails with it, at once.
-                for fut in list(running):
-                    suspects.append(running.pop(fut))
+                # The pool is broken: the jobs still in flight fail with it (unless they just finished).
                 pool.shutdown(wait=True)
-                pool = self._pool(initializer, len(todo) + len(retry) + len(suspects))
-                for i in sorted(suspects):
+                for fut, i in list(running.items()):
+                    del running[fut]
+                    if isinstance(fut.exception(), BrokenProcessPool):
+                        suspects.append(i)
+                    else:
+                        yield Done(items[i], fut.result(), crashes[i] + 1)
+                pool = self._pool(ctx, started, initializer, len(todo) + len(retry) + len(suspects))
+                for i in sorted(suspects, reverse=True):
+                    if not started[i]:  # still queued when the pool broke: not this job's doing
+                        todo.appendleft(i)
+                        continue
+                    started[i] = 0
                     crashes[i] += 1
                     if crashes[i] > self.retries:
                         yield Done(items[i], Crash(_crash_message(crashes[i]), crashes[i]), crashes[i])
                     else:
-                        retry.append(i)
+                        retry.appendleft(i)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _pool(self, initializer: Callable[[], None] | None, jobs: int) -> ProcessPoolExecutor:
+    def _pool(self, ctx: Any, started: Any, initializer: Callable[[], None] | None, jobs: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             max_workers=max(1, min(self.workers, jobs)),
-            mp_context=multiprocessing.get_context(START_METHOD),
-            initializer=initializer,
+            mp_context=ctx,
+            initializer=_init,
+            initargs=(started, initializer),
         )
 
     @staticmethod
@@ -153,6 +170,21 @@ class LocalExecutor(Generic[T, R]):
             raise
         finally:
             running.clear()
+
+
+_STARTED: Any = None  # in a worker: the executor's shared "job started" flags
+
+
+def _init(started: Any, initializer: Callable[[], None] | None) -> None:
+    global _STARTED
+    _STARTED = started
+    if initializer is not None:
+        initializer()
+
+
+def _call(fn: Callable[[T], R], index: int, item: T) -> R:
+    _STARTED[index] = 1
+    return fn(item)
 
 
 def _crash_message(attempts: int) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import KinemorphError
 from .local import Crash, Done
@@ -41,13 +41,14 @@ def _call(fn: Callable[[Any], Any], item: Any) -> Any:
 
 
 @dataclass
-class RayExecutor(Generic[T, R]):
+class RayExecutor:
     """Run ``fn(item)`` for many items as Ray tasks.
 
     Attributes:
         address: "auto" (the cluster in RAY_ADDRESS or one started on this machine with
-            ``ray start``, else a new local Ray) or a cluster address ("HOST:6379",
-            "ray://HOST:10001"). Ignored when Ray is already initialised in this process.
+            ``ray start``, else a new local Ray) or a cluster address ("HOST:6379"; a Ray Client
+            address "ray://HOST:10001" needs ``ray[client]``). Ignored when Ray is already
+            initialised in this process.
         workers: tasks in flight at most; None: the cluster's CPU count.
         retries: how many times a task whose worker process died is run again.
     """
@@ -90,13 +91,15 @@ class RayExecutor(Generic[T, R]):
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     i = pending.pop(ref)
+                    attempts = 1
                     try:
-                        yield Done(items[i], ray.get(ref))
+                        value = ray.get(ref)
                     except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as exc:
-                        n = self.retries + 1
-                        yield Done(items[i], Crash(f"the Ray worker died {n} times: {exc}", n), n)
+                        attempts = self.retries + 1
+                        value = Crash(f"the Ray worker died {attempts} times: {exc}", attempts)
                     except ray.exceptions.RayError as exc:
-                        yield Done(items[i], Crash(f"Ray could not run the task: {exc}", 1))
+                        value = Crash(f"Ray could not run the task: {exc}", 1)
+                    yield Done(items[i], value, attempts)
         finally:
             for ref in pending:
                 ray.cancel(ref)

@@ -11,6 +11,7 @@ and at the end (also after Ctrl-C) rewrite the manifest and the summary CSV.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -94,8 +95,9 @@ def prepare_settings(
     robot_id = str(robot) if str(robot) in KNOWN_ROBOTS else str(Path(robot).resolve())
     shipped: dict[str, dict[str, Any]] = {}
     if mapping is not None:
-        content: dict[str, Any] | None = read_mapping_json(mapping)
-        for body in Mapping.from_dict(read_mapping_json(mapping), where=str(mapping)).robot_bodies():
+        data = read_mapping_json(mapping)
+        content: dict[str, Any] | None = data
+        for body in Mapping.from_dict(data, where=str(mapping)).robot_bodies():
             if body not in loaded.body_names or body == "world":
                 raise UnknownNameError("robot body", body, loaded.body_names[1:], where=f"{mapping} ({loaded.name})")
         source = str(mapping)
@@ -129,6 +131,9 @@ def run_batch(
     on_record: Callable[[Record], None] | None = None,
 ) -> BatchResult:
     """Retarget every input file into ``out``, one output per input at the same relative path.
+
+    Local workers are started with 'spawn', which imports the calling script again in each
+    worker: a script that calls run_batch must do so under ``if __name__ == "__main__":``.
 
     Args:
         inputs: file paths or glob patterns ("clips/**/*.bvh"); each must match a file.
@@ -180,7 +185,7 @@ def run_batch(
         kind = "none"
         try:
             if jobs:
-                settings = dataclasses.replace(settings, warmup=jobs[0].input)
+                settings = dataclasses.replace(settings, warmup=_smallest(jobs))
                 n_workers = min(workers or default_workers(), len(jobs)) if ray is None else (workers or 0)
                 kind = "local" if ray is None else "ray"
                 executor: Any = LocalExecutor(n_workers, retries) if ray is None else RayExecutor(ray, workers, retries)
@@ -228,6 +233,19 @@ def _plan(
             continue
         jobs.append(Job(str(src.path), str(output.resolve()), rel, input_sha, key))
     return jobs
+
+
+def _smallest(jobs: Sequence[Job]) -> str | None:
+    """The smallest non-empty input: the cheapest to read for the workers' warm-up."""
+    sizes = []
+    for job in jobs:
+        try:
+            size = os.path.getsize(job.input)
+        except OSError:
+            continue
+        if size > 0:
+            sizes.append((size, job.input))
+    return min(sizes)[1] if sizes else None
 
 
 def _up_to_date(rec: Record | None, key: str, output: Path) -> bool:
