@@ -31,6 +31,9 @@ def atomic_path(path: str | Path, *, force: bool = False) -> Iterator[Path]:
     p = check_writable(path, force=force)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; outputs get the usual permissions
     tmp_path = Path(tmp)
     try:
         yield tmp_path

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from ..robots.geometry import ground_clearance
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ._common import check_motion
@@ -36,16 +37,18 @@ def evaluate(
     """
     m = robot_motion
     check_motion(m, robot)
-    pose = robot.fk(m.qpos)
+    clearance = ground_clearance(robot, m.qpos)  # the one kinematics pass every metric shares
+    pose = clearance.pose
     slip = foot_slip(
         m,
         robot,
         pose=pose,
+        feet_lowest=clearance.of_bodies(robot, robot.feet),
         contact_height=contact_height,
         contact_max_speed=contact_max_speed,
         contact_min_frames=contact_min_frames,
     )
-    pen = ground_penetration(m, robot)
+    pen = ground_penetration(m, robot, lowest=clearance.overall())
     trunk = trunk_motion(m, robot, pose=pose)
     lim = joint_limit_violations(m, robot, tolerance=limit_tolerance)
     track = keypoint_tracking(m, robot, pose=pose)

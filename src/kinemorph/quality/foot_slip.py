@@ -54,6 +54,7 @@ def foot_slip(
     robot: Robot,
     *,
     pose: RobotPose | None = None,
+    feet_lowest: np.ndarray | None = None,
     contact_height: float = CONTACT_HEIGHT,
     contact_max_speed: float = CONTACT_MAX_SPEED,
     contact_min_frames: int = CONTACT_MIN_FRAMES,
@@ -64,7 +65,8 @@ def foot_slip(
     of the floor (z = 0) and the point (foot origin in x, y; lowest point in z) is slower than
     ``contact_max_speed`` [m/s], in runs of at least ``contact_min_frames`` frames
     (:func:`kinemorph.motion.contacts.detect_contacts` with the floor at 0). Speeds are central
-    differences. ``pose`` (from ``robot.fk(motion.qpos)``) is computed when not given.
+    differences. ``pose`` (from ``robot.fk(motion.qpos)``) and ``feet_lowest`` (the feet's lowest
+    points (T, F), from kinemorph.robots.geometry) are computed when not given.
 
     A foot rolling onto its toe moves its origin while the toe stays put; that counts as slip here.
     """
@@ -77,7 +79,7 @@ def foot_slip(
     pose = clip_pose(motion, robot, pose)
     feet = [robot.body_id(f) for f in robot.feet]
     origin = pose.positions[:, feet]  # (T, F, 3) [m]
-    low_z = lowest_points(robot, motion.qpos, robot.feet)  # (T, F) [m]
+    low_z = lowest_points(robot, motion.qpos, robot.feet) if feet_lowest is None else feet_lowest  # (T, F) [m]
     planted = np.zeros(low_z.shape, dtype=bool)
     per_foot = np.full(len(feet), np.nan)
     for f in range(len(feet)):

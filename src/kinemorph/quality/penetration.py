@@ -27,12 +27,13 @@ class Penetration:
     per_frame_cm: np.ndarray
 
 
-def ground_penetration(motion: RobotMotion, robot: Robot) -> Penetration:
+def ground_penetration(motion: RobotMotion, robot: Robot, *, lowest: np.ndarray | None = None) -> Penetration:
     """Depth [cm] below the floor of the robot's lowest collision point, per frame; its p95 and maximum.
 
     Every collision geom of every body counts (feet, knees, hands...), through
-    :func:`kinemorph.robots.geometry.lowest_point_all`.
+    :func:`kinemorph.robots.geometry.lowest_point_all` (or ``lowest`` (T,) when already known).
     """
     check_motion(motion, robot)
-    depth = np.maximum(0.0, -lowest_point_all(robot, motion.qpos)) * CM_PER_M  # (T,) [cm]
+    low = lowest_point_all(robot, motion.qpos) if lowest is None else lowest  # (T,) [m]
+    depth = np.maximum(0.0, -low) * CM_PER_M  # (T,) [cm]
     return Penetration(float(np.percentile(depth, 95)), float(depth.max()), depth)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import mujoco
 import numpy as np
 
-from .robot import Robot
+from .robot import Robot, RobotPose
 
 _T = mujoco.mjtGeom
 
@@ -29,20 +31,63 @@ def _all_collision_geoms(robot: Robot) -> np.ndarray:
     return np.nonzero(keep)[0]
 
 
-def geom_lowest_z(robot: Robot, qpos: np.ndarray, geoms: np.ndarray) -> np.ndarray:
-    """Lowest world z [m] of each geom, per frame: one kinematics pass, then closed forms per
-    geom type (sphere, capsule, cylinder, box, ellipsoid; meshes through their vertices; other
-    types by their origin). qpos: (T, nq) or (nq,). Returns (T, G)."""
+@dataclass(frozen=True)
+class GroundClearance:
+    """Body poses and the lowest point of collision geoms over a clip, from one kinematics pass.
+
+    Attributes:
+        pose: body poses (T, nbody, ...).
+        geoms: the geoms measured. Shape: (G,).
+        lowest: lowest world z of each geom per frame [m]. Shape: (T, G).
+    """
+
+    pose: RobotPose
+    geoms: np.ndarray
+    lowest: np.ndarray
+
+    def of_bodies(self, robot: Robot, bodies: tuple[str, ...]) -> np.ndarray:
+        """Lowest z [m] of each body's collision geoms (a body without any: its origin). (T, F)."""
+        out = np.empty((self.lowest.shape[0], len(bodies)))
+        column = {int(g): k for k, g in enumerate(self.geoms)}
+        for f, body in enumerate(bodies):
+            cols = [column[int(g)] for g in collision_geoms(robot, body) if int(g) in column]
+            if cols:
+                out[:, f] = self.lowest[:, cols].min(axis=1)
+            else:
+                out[:, f] = self.pose.positions[:, robot.body_id(body), 2]
+        return out
+
+    def overall(self) -> np.ndarray:
+        """Lowest z [m] over every measured geom per frame. Shape: (T,)."""
+        return self.lowest.min(axis=1) if self.lowest.shape[1] else np.full(self.lowest.shape[0], np.inf)
+
+
+def ground_clearance(robot: Robot, qpos: np.ndarray, geoms: np.ndarray | None = None) -> GroundClearance:
+    """Body poses and lowest geom points in one pass (geoms: default every collision geom plus the
+    feet's geoms). qpos: (T, nq) or (nq,)."""
+    if geoms is None:
+        feet = [collision_geoms(robot, f) for f in robot.feet]
+        geoms = np.unique(np.concatenate([_all_collision_geoms(robot), *feet])).astype(np.int64)
     q = np.atleast_2d(np.asarray(qpos, dtype=np.float64))
     m, d = robot.model, robot.data
     n = q.shape[0]
+    positions = np.empty((n, m.nbody, 3))
+    rotations = np.empty((n, m.nbody, 4))
     pos_z = np.empty((n, len(geoms)))
     zrow = np.empty((n, len(geoms), 3))  # third row of each geom's rotation: world z in the geom frame
     for t in range(n):
         d.qpos[:] = q[t]
         mujoco.mj_kinematics(m, d)
+        positions[t] = d.xpos
+        rotations[t] = d.xquat
         pos_z[t] = d.geom_xpos[geoms, 2]
         zrow[t] = d.geom_xmat[geoms, 6:9]
+    return GroundClearance(RobotPose(positions, rotations), geoms, _lowest_z(m, geoms, pos_z, zrow))
+
+
+def _lowest_z(m: mujoco.MjModel, geoms: np.ndarray, pos_z: np.ndarray, zrow: np.ndarray) -> np.ndarray:
+    """Closed forms per geom type (sphere, capsule, cylinder, box, ellipsoid; meshes through their
+    vertices; other types by their origin) from geom heights (T, G) and z rows (T, G, 3)."""
     types = m.geom_type[geoms]
     size = m.geom_size[geoms]
     out = pos_z.copy()
@@ -66,26 +111,19 @@ def geom_lowest_z(robot: Robot, qpos: np.ndarray, geoms: np.ndarray) -> np.ndarr
     return out
 
 
+def geom_lowest_z(robot: Robot, qpos: np.ndarray, geoms: np.ndarray) -> np.ndarray:
+    """Lowest world z [m] of each geom, per frame. qpos: (T, nq) or (nq,). Returns (T, G)."""
+    return ground_clearance(robot, qpos, np.asarray(geoms, dtype=np.int64)).lowest
+
+
 def lowest_points(robot: Robot, qpos: np.ndarray, bodies: tuple[str, ...] | None = None) -> np.ndarray:
     """Lowest world z [m] of each body's collision geometry (default: the robot's feet), per frame.
 
     qpos: (T, nq) or (nq,). Returns (T, F).
     """
     bodies = robot.feet if bodies is None else bodies
-    per_body = [collision_geoms(robot, b) for b in bodies]
-    z = geom_lowest_z(robot, qpos, np.concatenate([*per_body, np.zeros(0, dtype=np.int64)]))
-    out = np.empty((z.shape[0], len(bodies)))
-    origin_z = None
-    start = 0
-    for f, g in enumerate(per_body):
-        if len(g):
-            out[:, f] = z[:, start : start + len(g)].min(axis=1)
-        else:  # a body without geoms (e.g. only meshes, dropped at loading): its origin
-            if origin_z is None:
-                origin_z = robot.fk(qpos).positions[..., 2]
-            out[:, f] = origin_z[:, robot.body_id(bodies[f])]
-        start += len(g)
-    return out
+    geoms = np.unique(np.concatenate([np.zeros(0, np.int64), *(collision_geoms(robot, b) for b in bodies)]))
+    return ground_clearance(robot, qpos, geoms.astype(np.int64)).of_bodies(robot, bodies)
 
 
 def lowest_point_all(robot: Robot, qpos: np.ndarray) -> np.ndarray:
