@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..errors import MappingError
 
 
 def file_sha256(path: str | Path) -> str:
@@ -28,22 +27,6 @@ def file_sha256(path: str | Path) -> str:
 
 def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_mapping_json(path: str | Path) -> dict[str, Any]:
-    """A mapping file's JSON content (validated later by Mapping.from_dict)."""
-    p = Path(path)
-    if not p.is_file():
-        raise MappingError(f"{p}: no such mapping file")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise MappingError(f"{p}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise MappingError(f"{p}: not a text file") from None
-    if not isinstance(data, dict):
-        raise MappingError(f"{p}: expected a JSON object")
-    return data
 
 
 @dataclass(frozen=True)

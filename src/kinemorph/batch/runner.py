@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, KinemorphError, UnknownNameError
+from ..mapping.mapping import read_mapping_json
 from ..progress import Progress, report
 from .inputs import Source, find_inputs, output_rels
-from .jobs import Job, Settings, file_sha256, job_key, read_mapping_json, settings_digest
+from .jobs import Job, Settings, file_sha256, job_key, settings_digest
 from .local import Crash, Done, LocalExecutor, default_workers
 from .manifest import Manifest, Record, write_summary
 from .outdir import locked, remove_partials

@@ -24,6 +24,23 @@ from ..motion.motion import Motion
 from ..robots.robot import Robot
 
 
+def read_mapping_json(path: str | Path) -> dict[str, Any]:
+    """A mapping file's JSON object (validated by Mapping.from_dict); MappingError names the file
+    and, for JSON syntax errors, the line."""
+    p = Path(path)
+    if not p.is_file():
+        raise MappingError(f"{p}: no such mapping file")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise MappingError(f"{p}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise MappingError(f"{p}: not a text file") from None
+    if not isinstance(data, dict):
+        raise MappingError(f"{p}: expected a JSON object")
+    return data
+
+
 def check_family(motion: Motion, robot: Robot) -> None:
     """A humanoid clip needs a humanoid robot, a quadruped clip a quadruped."""
     if motion.family != "other" and robot.family and motion.family != robot.family:
@@ -252,16 +269,7 @@ class Mapping:
 
     @classmethod
     def load(cls, path: str | Path) -> Mapping:
-        p = Path(path)
-        if not p.is_file():
-            raise MappingError(f"{p}: no such mapping file")
-        try:
-            d = json.loads(p.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise MappingError(f"{p}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-        except UnicodeDecodeError:
-            raise MappingError(f"{p}: not a text file") from None
-        return cls.from_dict(d, where=str(p))
+        return cls.from_dict(read_mapping_json(path), where=str(path))
 
     def save(self, path: str | Path, *, force: bool = False) -> Path:
         return write_text_atomic(path, json.dumps(self.to_dict(), indent=2) + "\n", force=force)
