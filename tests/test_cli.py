@@ -173,6 +173,8 @@ def test_inspect_and_robots(walk_bvh: Path, capsys) -> None:  # type: ignore[no-
 
 
 def test_demo_writes_every_output(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from kinemorph.demo import gif_reason
+
     code, _, _ = run(capsys, "demo", "--out", tmp_path / "d")
     assert code == 0
     names = sorted(p.name for p in (tmp_path / "d").iterdir())
@@ -185,6 +187,7 @@ def test_demo_writes_every_output(tmp_path: Path, capsys) -> None:  # type: igno
             "demo_walk_unitree_g1.json",
             "demo_walk_unitree_g1_quality.json",
             "demo_walk_unitree_g1.png",
+            *(["demo_walk_unitree_g1.gif"] if gif_reason() is None else []),
         ]
     )
     code, _, err = run(capsys, "demo", "--out", tmp_path / "d")

@@ -258,8 +258,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kinemorph", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from .app.cli import add_app_parser
     from .batch.cli import add_batch_parser
     from .gait.cli import add_gait_parser
+    from .render import add_render_parser
 
     for add in (
         _add_retarget,
@@ -270,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         _add_demo,
         add_batch_parser,
         add_gait_parser,
+        add_app_parser,
+        add_render_parser,
     ):
         add(sub)
     return parser

@@ -1,5 +1,6 @@
 """The main job on an embedded default: a walk the project generates itself, retargeted onto a
-robot (Unitree G1 by default), with every export, the quality report and a plot."""
+robot (Unitree G1 by default), with every export, the quality report, a plot and, where offscreen
+OpenGL works (EGL or OSMesa), a GIF of the robot walking."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from .motion.procedural import procedural_walk
 from .plot import plot_retarget
 from .progress import ProgressBar
 from .quality import evaluate
+from .render import RenderConfig, RenderError, gl_backend, render_video
 from .retarget import retarget, timing_summary
 from .robots import load_robot
 
@@ -30,6 +32,19 @@ def demo_outputs(out: Path, robot_name: str) -> dict[str, Path]:
     }
 
 
+DEMO_GIF = RenderConfig(width=320, height=240, fps=10.0, duration=6.0)
+"""The demo's GIF: small and short, so that software OpenGL renders it in seconds."""
+
+
+def gif_reason() -> str | None:
+    """None when the demo can write its GIF, else why not (no OpenGL backend)."""
+    try:
+        gl_backend()
+    except RenderError as exc:
+        return str(exc)
+    return None
+
+
 def run_demo(
     out: str | Path = "kinemorph-demo", *, robot_name: str = "unitree_g1", force: bool = False, quiet: bool = False
 ) -> dict[str, Path]:
@@ -40,6 +55,9 @@ def run_demo(
     robot = load_robot(robot_name)
     motion = procedural_walk(turn_rate=0.25)
     paths = demo_outputs(out, robot.name)
+    no_gif = gif_reason()
+    if no_gif is None:
+        paths["gif"] = out / f"{DEMO_NAME}_{robot.name}.gif"
     out.mkdir(parents=True, exist_ok=True)
     for p in paths.values():
         check_writable(p, force=force)
@@ -51,6 +69,8 @@ def run_demo(
         save(result, paths[ext], robot=robot, force=force)
     report.save_json(paths["report"], force=force)
     plot_retarget(result, robot, report, paths["plot"], force=force)
+    if no_gif is None:
+        render_video(result, load_robot(robot_name, meshes=True), paths["gif"], DEMO_GIF, force=force)
     if not quiet:
         print(
             f"source: generated walk, {motion.num_frames} frames at {motion.fps:g} fps "
@@ -61,4 +81,6 @@ def run_demo(
         print(timing_summary(result))
         for k, p in paths.items():
             print(f"  {k:<7} {p}")
+        if no_gif is not None:
+            print(f"  no GIF: {no_gif}")
     return paths

@@ -1,0 +1,86 @@
+"""Config dataclasses as forms: one widget per field, generated from the same dataclasses (and
+docstrings) the CLI's options come from. Parsing is plain Python, tested without a browser."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..cli_options import _field_help, _scalar_type
+from ..errors import ConfigError
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One config field: its name, base type (float, int, str, bool), whether None is allowed, help."""
+
+    name: str
+    type: type
+    optional: bool
+    help: str
+
+
+def field_specs(cls: type) -> list[FieldSpec]:
+    helps = _field_help(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        typ, optional = _scalar_type(f.type)
+        out.append(FieldSpec(f.name, typ, optional, helps.get(f.name, "")))
+    return out
+
+
+def parse_value(spec: FieldSpec, raw: Any) -> Any:
+    """A widget's value as the field's type; an optional field takes "" (or "none") as None."""
+    if spec.type is bool:
+        return bool(raw)
+    if isinstance(raw, str):
+        text = raw.strip()
+        if spec.optional and text.lower() in ("", "none"):
+            return None
+        if spec.type is str:
+            return text
+        try:
+            value = float(text)
+        except ValueError:
+            raise ConfigError(f"{spec.name}: {raw!r} is not a number") from None
+    else:
+        value = raw
+    if spec.type is int:
+        if not float(value).is_integer():
+            raise ConfigError(f"{spec.name}: expected a whole number, got {value}")
+        return int(value)
+    if spec.type is float:
+        if not math.isfinite(float(value)):
+            raise ConfigError(f"{spec.name}: {value} is not finite")
+        return float(value)
+    return value
+
+
+def apply_values(config: Any, raw: dict[str, Any]) -> Any:
+    """A new config with the widget values (validated by the dataclass); ConfigError says which field."""
+    specs = {s.name: s for s in field_specs(type(config))}
+    changes = {name: parse_value(specs[name], value) for name, value in raw.items() if name in specs}
+    try:
+        return dataclasses.replace(config, **changes)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def add_form(gui: Any, config: Any) -> dict[str, Any]:
+    """A widget per field of ``config`` (number, checkbox or text), holding its current value."""
+    handles: dict[str, Any] = {}
+    for spec in field_specs(type(config)):
+        value = getattr(config, spec.name)
+        hint = spec.help or None
+        if spec.type is bool:
+            handles[spec.name] = gui.add_checkbox(spec.name, initial_value=bool(value), hint=hint)
+        elif spec.optional or spec.type is str:
+            handles[spec.name] = gui.add_text(spec.name, initial_value="" if value is None else str(value), hint=hint)
+        elif spec.type is int:
+            handles[spec.name] = gui.add_number(spec.name, initial_value=int(value), step=1, hint=hint)
+        else:
+            step = 10 ** math.floor(math.log10(abs(value))) / 10 if value else 0.01
+            handles[spec.name] = gui.add_number(spec.name, initial_value=float(value), step=step, hint=hint)
+    return handles

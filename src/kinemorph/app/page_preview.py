@@ -1,0 +1,242 @@
+"""Page 3, Retarget preview: one click retargets (progress bar, in a worker thread, so the server
+keeps serving and a failure shows in the page); the robot plays in sync with the source keypoints;
+per-frame error and joint curves; the quality table; downloads in every export format."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import KinemorphError
+from ..io import FORMATS, save
+from ..robots.robot import RobotPose
+from .playback import Playback, add_controls
+from .scene import PointsView
+from .state import AppState
+from .ui import Notice
+
+if TYPE_CHECKING:
+    from .server import App
+
+KEYPOINT_RGB = (250, 110, 30)
+LEG_WORDS = ("hip", "knee", "ankle", "leg", "thigh", "calf")
+
+
+class PreviewPage:
+    """Handlers take and change the shared :class:`AppState`; ``build`` adds the widgets."""
+
+    title = "Preview"
+
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+        self.playback = Playback()
+        self.pose: RobotPose | None = None
+        self.running = False
+        self.error = ""
+        self.progress = (0, 0)
+        self.kp_view: PointsView | None = None
+
+    # -- handlers ------------------------------------------------------------------------------------
+    def run(self, progress: Any = None) -> str:
+        """Retarget with the current setup; returns a one-line summary (errors raise)."""
+        result, report = self.state.run_retarget(progress)
+        self.pose = self.state.robot(meshes=False).fk(result.qpos)
+        self.playback.load(result.num_frames, result.fps)
+        return (
+            f"{result.num_frames} frames onto {result.robot} with {result.info.get('engine', '?')}: tracking error "
+            f"mean {report.tracking_error_mean_cm:.1f} cm, {result.info.get('frames_per_s', float('nan')):.0f} frames/s"
+        )
+
+    def error_curve(self) -> tuple[np.ndarray, np.ndarray]:
+        """Time [s] and keypoint tracking error per frame [cm] (zeros without keypoints)."""
+        r, rep = self.state.result, self.state.report
+        if r is None or rep is None:
+            return np.zeros(2), np.zeros(2)
+        t = np.arange(r.num_frames) / r.fps
+        err = rep.tracking_error_per_frame_cm
+        return t, (np.zeros(r.num_frames) if err is None else np.asarray(err, dtype=np.float64))
+
+    def joint_groups(self) -> list[str]:
+        r = self.state.result
+        return ["legs", "torso and arms", *(r.dof_names if r is not None else ())]
+
+    def joint_curves(self, group: str) -> tuple[np.ndarray, list[str], list[np.ndarray]]:
+        """Time [s], joint names and their angle curves [rad] for a group (legs, torso and arms) or one joint."""
+        r = self.state.result
+        if r is None:
+            return np.zeros(2), [], []
+        names = list(r.dof_names)
+        if group in names:
+            idx = [names.index(group)]
+        else:
+            legs = group == "legs"
+            idx = [i for i, n in enumerate(names) if any(w in n.lower() for w in LEG_WORDS) == legs]
+        t = np.arange(r.num_frames) / r.fps
+        return t, [names[i] for i in idx], [r.dof_pos[:, i] for i in idx]
+
+    def quality_markdown(self) -> str:
+        rep = self.state.report
+        if rep is None:
+            return ""
+        return "```\n" + rep.table() + "\n```"
+
+    def download(self, suffix: str) -> tuple[str, bytes]:
+        """The last result in a FORMATS format, as (file name, bytes), written by the library's exporter."""
+        r = self.state.result
+        if r is None:
+            raise ValueError("retarget first: there is nothing to download")
+        if suffix not in FORMATS:
+            raise ValueError(f"unknown format {suffix}; valid: {', '.join(FORMATS)}")
+        stem = Path(self.state.motion_key.split(":", 1)[-1]).stem or "motion"
+        name = f"{stem}_{r.robot}{suffix}"
+        with tempfile.TemporaryDirectory(prefix="kinemorph-dl-") as tmp:
+            path = save(r, Path(tmp) / name, robot=self.state.robot())
+            return name, path.read_bytes()
+
+    def keypoints(self, frame: int) -> np.ndarray:
+        r = self.state.result
+        if r is None or r.keypoints is None:
+            return np.zeros((0, 3))
+        return r.keypoints.positions[min(frame, r.num_frames - 1)]
+
+    # -- widgets -------------------------------------------------------------------------------------
+    def build(self, app: App, gui: Any) -> None:
+        self.app = app
+        self.run_button = gui.add_button("Retarget", color="green")
+        self.bar = gui.add_progress_bar(0.0, animated=False)
+        self.notice = Notice(gui)
+        self.summary_md = gui.add_markdown("Set up on the Setup page, then Retarget.")
+        with gui.add_folder("Playback"):
+            self.controls = add_controls(gui, self.playback)
+            self.show_kp = gui.add_checkbox("Source keypoints", initial_value=True)
+        with gui.add_folder("Plots"):
+            self.err_plot = gui.add_uplot(
+                data=(np.zeros(2), np.zeros(2)),
+                series=({"label": "time [s]"}, {"label": "tracking error [cm]", "stroke": "#d6336c", "width": 1.5}),
+                title="Tracking error per frame", aspect=2.0, scales={"x": {"time": False}},
+            )  # fmt: skip
+            self.group_dd = gui.add_dropdown("Joint curves", self.joint_groups())
+            self.joint_plot_slot = gui.add_folder("Joint angles [rad]")
+            self.joint_plot: Any = None
+        with gui.add_folder("Quality"):
+            self.quality_md = gui.add_markdown("")
+        with gui.add_folder("Download"):
+            self.download_buttons = {s: gui.add_button(f"Download {s[1:].upper()}") for s in FORMATS}
+        self.playback.listeners.append(self._on_frame)
+
+        @self.run_button.on_click
+        def _(_: Any) -> None:
+            self.start()
+
+        @self.group_dd.on_update
+        def _(_: Any) -> None:
+            self._plot_joints()
+
+        @self.show_kp.on_update
+        def _(_: Any) -> None:
+            if self.kp_view is not None:
+                self.kp_view.handle.visible = bool(self.show_kp.value)
+
+        for suffix, button in self.download_buttons.items():
+            self._wire_download(suffix, button)
+
+    def _wire_download(self, suffix: str, button: Any) -> None:
+        @button.on_click
+        def _(event: Any) -> None:
+            try:
+                name, data = self.download(suffix)
+            except (ValueError, OSError) as exc:
+                self.notice.error(exc)
+                return
+            if event.client is not None:
+                event.client.send_file_download(name, data, save_immediately=True)
+
+    def start(self) -> threading.Thread | None:
+        """Retarget in a worker thread; the button is disabled meanwhile."""
+        if self.running:
+            return None
+        self.running = True
+        self.run_button.disabled = True
+        self.notice.info("retargeting...")
+        self.bar.value = 0.0
+        worker = threading.Thread(target=self._work, name="kinemorph-retarget", daemon=True)
+        worker.start()
+        return worker
+
+    def _progress(self, done: int, total: int) -> None:
+        self.progress = (done, total)
+        self.bar.value = 100.0 * done / total if total else 100.0
+
+    def _work(self) -> None:
+        try:
+            text = self.run(self._progress)
+        except Exception as exc:  # shown in the page, not swallowed: the server keeps serving whatever failed
+            self.error = str(exc) if isinstance(exc, KinemorphError) else f"{type(exc).__name__}: {exc}"
+            self.notice.error(self.error)
+        else:
+            self.error = ""
+            self.notice.clear()
+            self.summary_md.content = text
+            self.bar.value = 100.0
+            self._show_result()
+        finally:
+            self.running = False
+            self.run_button.disabled = False
+
+    def _show_result(self) -> None:
+        t, err = self.error_curve()
+        self.err_plot.data = (t, err)
+        self.group_dd.options = self.joint_groups()
+        self._plot_joints()
+        self.quality_md.content = self.quality_markdown()
+        if self.kp_view is not None:
+            self.kp_view.remove()
+        self.kp_view = PointsView(self.app.server, "/preview/keypoints", self.keypoints(0), KEYPOINT_RGB, 0.022)
+        self.kp_view.handle.visible = bool(self.show_kp.value)
+        self.controls["timeline"].max = max(1, self.playback.num_frames - 1)
+        if self.app.active is self:
+            self.app.show_robots({self.state.robot_key})
+            height = float(np.ptp(self.pose.positions[0, 1:, 2])) if self.pose is not None else 1.0
+            self.app.look_at(
+                self.state.result.root_pos[0] if self.state.result is not None else np.zeros(3), height + 0.3
+            )
+        self._on_frame(0)
+
+    def _plot_joints(self) -> None:
+        t, names, curves = self.joint_curves(str(self.group_dd.value))
+        if self.joint_plot is not None:
+            self.joint_plot.remove()
+        if not names:
+            self.joint_plot = None
+            return
+        palette = ("#1c7ed6", "#e8590c", "#2b8a3e", "#ae3ec9", "#f59f00", "#0ca678", "#e03131", "#5c7cfa")
+        series = [{"label": "time [s]"}] + [
+            {"label": n, "stroke": palette[i % len(palette)], "width": 1.0} for i, n in enumerate(names)
+        ]
+        with self.joint_plot_slot:
+            self.joint_plot = self.app.server.gui.add_uplot(
+                data=(t, *curves),
+                series=tuple(series),
+                aspect=1.6,
+                legend={"show": len(names) <= 8},
+                scales={"x": {"time": False}},
+            )
+
+    def _on_frame(self, frame: int) -> None:
+        r = self.state.result
+        if r is None or self.pose is None or self.app.active is not self:
+            return
+        view = self.app.robot_view(self.state.robot_key)
+        view.show(np.empty(0), pose=(self.pose.positions[frame], self.pose.rotations[frame]))
+        if self.kp_view is not None:
+            self.kp_view.show(self.keypoints(frame))
+
+    def activate(self, active: bool) -> None:
+        self.app.scene_root("/preview").visible = active
+        if active:
+            self.app.show_robots({self.state.robot_key} if self.state.result is not None else set())
+            self._on_frame(self.playback.frame)

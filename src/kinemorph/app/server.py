@@ -1,0 +1,176 @@
+"""The app: a viser server with four pages over one shared state, bound to loopback by default.
+
+    kinemorph app                      # http://127.0.0.1:8080
+    kinemorph app --host 0.0.0.0 --port 8090 --robot-model my_robot.xml
+
+A button group switches pages (each page's panel and its part of the 3D scene); a clock thread
+advances the active page's playback.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .gait_editor import GaitEditor
+from .page_gait import GaitPage
+from .page_motion import MotionPage
+from .page_preview import PreviewPage
+from .page_setup import SetupPage
+from .scene import RobotView, add_floor
+from .sources import MAX_UPLOAD_BYTES, Sources
+from .state import AppState
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+TICK_S = 1.0 / 30.0
+
+
+def limit_uploads(server: Any, max_bytes: int) -> None:
+    """Refuse an upload as soon as its declared size is over the limit, before its parts are
+    buffered. viser has no public hook for this: the handler is registered on its websocket
+    interface and drops the transfer's state (parts of an unknown transfer are ignored). The
+    pages check the received size again."""
+    from viser import _messages
+
+    gui = server.gui
+
+    def gate(client_id: Any, message: Any) -> None:
+        if message.size_bytes > max_bytes:
+            gui._current_file_upload_states.pop(message.transfer_uuid, None)
+
+    server.scene._websock_interface.register_handler(_messages.FileTransferStartUpload, gate)
+
+
+class App:
+    """Pages, shared scene pieces (floor, one view per robot) and the playback clock."""
+
+    def __init__(self, server: Any, state: AppState, gait: GaitEditor | None = None) -> None:
+        self.server = server
+        self.state = state
+        self.motion_page = MotionPage(state)
+        self.setup_page = SetupPage(state)
+        self.preview_page = PreviewPage(state)
+        self.gait_page = GaitPage(gait)
+        self.pages: dict[str, Any] = {
+            p.title: p for p in (self.motion_page, self.setup_page, self.preview_page, self.gait_page)
+        }
+        self.active: Any = None
+        self.views: dict[str, RobotView] = {}
+        self.roots: dict[str, Any] = {}
+        self._stop = threading.Event()
+        self._lock = threading.RLock()
+
+    # -- scene ---------------------------------------------------------------------------------------
+    def scene_root(self, name: str) -> Any:
+        if name not in self.roots:
+            self.roots[name] = self.server.scene.add_frame(name, show_axes=False)
+        return self.roots[name]
+
+    def robot_view(self, key: str) -> RobotView:
+        """The robot's meshes, created once per robot under /robots/<key>."""
+        with self._lock:
+            if key not in self.views:
+                robot = self.state.load(key, meshes=True)
+                safe = key.replace(":", "_").replace("/", "_")
+                self.views[key] = RobotView(self.server, f"/robots/{safe}", robot)
+            return self.views[key]
+
+    def show_robots(self, keys: set[str]) -> None:
+        for key in keys:
+            self.robot_view(key)
+        for key, view in self.views.items():
+            view.visible = key in keys
+
+    def look_at(self, target: np.ndarray, size: float) -> None:
+        """Point every connected browser's camera at ``target`` [m] from a distance fitting ``size`` [m]."""
+        t = np.array([target[0], target[1], 0.5 * size])
+        for client in self.server.get_clients().values():
+            client.camera.position = t + size * np.array([2.0, -2.0, 0.8])
+            client.camera.look_at = t
+
+    def motion_frame(self) -> int:
+        return self.motion_page.playback.frame
+
+    # -- pages ---------------------------------------------------------------------------------------
+    def build(self) -> None:
+        gui = self.server.gui
+        self.server.scene.set_up_direction("+z")
+        add_floor(self.server)
+        gui.add_markdown("**kinemorph**: motion, retarget setup and preview, gait editor")
+        self.page_buttons = gui.add_button_group("Page", tuple(self.pages))
+        self.folders = {}
+        for title, page in self.pages.items():
+            self.scene_root(f"/{title.lower()}")
+            self.folders[title] = gui.add_folder(title)
+            with self.folders[title]:
+                page.build(self, gui)
+
+        @self.page_buttons.on_click
+        def _(_: Any) -> None:
+            self.switch(str(self.page_buttons.value))
+
+        @self.server.on_client_connect
+        def _(client: Any) -> None:
+            client.camera.position = (3.0, -3.0, 1.8)
+            client.camera.look_at = (0.0, 0.0, 0.7)
+
+        self.switch("Motion")
+
+    def switch(self, title: str) -> None:
+        """Show one page: its panel and its part of the 3D scene."""
+        page = self.pages[title]
+        if self.active is not None and self.active is not page:
+            self.active.activate(False)
+        for t, folder in self.folders.items():
+            folder.visible = t == title
+        self.active = page
+        page.activate(True)
+
+    # -- clock ---------------------------------------------------------------------------------------
+    def run_clock(self) -> threading.Thread:
+        def loop() -> None:
+            last = time.perf_counter()
+            while not self._stop.is_set():
+                now = time.perf_counter()
+                page = self.active
+                pb = getattr(page, "playback", None)
+                if pb is not None and not getattr(page, "testing", False):
+                    with self.server.atomic():
+                        pb.tick(now - last)
+                last = now
+                self._stop.wait(TICK_S)
+
+        thread = threading.Thread(target=loop, name="kinemorph-clock", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.server.stop()
+        self.state.sources.close()
+
+
+def start_app(
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    *,
+    robot_models: Sequence[str | Path] = (),
+    max_upload_bytes: int = MAX_UPLOAD_BYTES,
+    verbose: bool = True,
+) -> App:
+    """Start the server and the app (returns at once; ``App.stop()`` ends it)."""
+    import viser
+
+    sources = Sources(max_upload_bytes=max_upload_bytes, robot_models=tuple(Path(p) for p in robot_models))
+    server = viser.ViserServer(host=host, port=port, label="kinemorph", verbose=verbose)
+    limit_uploads(server, max_upload_bytes)
+    app = App(server, AppState(sources=sources))
+    app.build()
+    app.run_clock()
+    return app

@@ -1,0 +1,80 @@
+"""``kinemorph render``: a video of a robot motion file, rendered offscreen with MuJoCo.
+
+    kinemorph render walk_g1.npz --robot unitree_g1 -o walk.mp4
+    kinemorph render walk_g1.npz --robot unitree_g1 -o walk.gif --source walk.bvh --fps 15
+
+``--source CLIP`` overlays the source keypoints: the clip is retargeted again (same robot,
+engine and mapping options as ``retarget``'s defaults, or --mapping) and the targets its engine
+tracked are drawn over the robot. Needs EGL or OSMesa (MUJOCO_GL=egl|osmesa picks one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_render_parser(sub: Any) -> None:
+    """Register the ``render`` subcommand; video options come from RenderConfig."""
+    from ..cli_options import add_config_options
+    from .video import VIDEO_FORMATS, RenderConfig
+
+    p = sub.add_parser(
+        "render",
+        help="render a robot motion file to a video (.mp4 or .gif), offscreen",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("input", type=Path, help="robot motion file (.npz .pkl .csv .json)")
+    p.add_argument("--robot", required=True, help="the robot the motion is for (name or MJCF/URDF path)")
+    p.add_argument("-o", "--output", type=Path, required=True, help=f"video file: {' '.join(VIDEO_FORMATS)}")
+    p.add_argument("--source", type=Path, help="source clip whose keypoints are drawn over the robot")
+    p.add_argument("--mapping", type=Path, help="mapping JSON for --source (default: the robot's shipped one)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing video")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_config_options(p, RenderConfig, group="video options")
+    p.set_defaults(func=cmd_render)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .._files import check_writable
+    from ..cli_options import config_from_args
+    from ..io import load
+    from ..progress import ProgressBar
+    from ..robots import load_robot
+    from .video import RenderConfig, render_video
+
+    check_writable(args.output, force=args.force)
+    config = config_from_args(RenderConfig, args)
+    robot = load_robot(args.robot, meshes=True)
+    motion = load(args.input, robot_name=robot.name, dof_names=robot.dof_names)
+    overlay: Any = False
+    if args.source is not None:
+        overlay = _source_keypoints(args.source, args.mapping, robot, motion.num_frames)
+    bar = None if args.quiet else ProgressBar(f"render {args.input.name} -> {args.output.name}")
+    info = render_video(motion, robot, args.output, config, overlay=overlay, force=args.force, progress=bar)
+    if not args.quiet:
+        print(
+            f"{info.frames} frames at {info.fps:g} fps in {info.seconds:.1f} s "
+            f"({info.frames_per_s:.1f} frames/s, {info.backend}) -> {info.path}",
+            file=sys.stdout,
+        )
+    return 0
+
+
+def _source_keypoints(source: Path, mapping_path: Path | None, robot: Any, frames: int) -> Any:
+    from ..errors import KinemorphError
+    from ..mapping.mapping import Mapping
+    from ..motion import load_motion
+    from ..retarget import retarget
+
+    clip = load_motion(source)
+    mapping = Mapping.load(mapping_path) if mapping_path else None
+    result = retarget(clip, robot, mapping)
+    if result.keypoints is None:
+        raise KinemorphError(f"{source}: the engine gives no keypoints to overlay")
+    if result.num_frames != frames:
+        raise KinemorphError(f"{source} has {result.num_frames} frames, the motion {frames}: not its source")
+    return result.keypoints.positions
