@@ -201,6 +201,8 @@ def run_batch(
                     report(progress, len(this_run), len(jobs))
                 if isinstance(executor, RayExecutor):
                     n_workers = executor.in_flight
+                # a worker killed while writing leaves its temporary file; every worker is done now
+                remove_partials(out)
         finally:
             manifest.rewrite(records)
             write_summary(out, records)
