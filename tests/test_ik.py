@@ -119,6 +119,17 @@ def test_relative_log_of_equal_poses_is_zero() -> None:
     np.testing.assert_allclose(call_relative_log(target, target[:3].copy(), target[3:].copy()), 0.0, atol=1e-15)
 
 
+def _assert_is_log_derivative(out: np.ndarray, t: np.ndarray, log) -> None:
+    """``out`` equals d log(T exp(xi)) / d xi at xi = 0, by central differences of ``log``."""
+    h = 1e-6
+    fd = np.zeros((6, 6))
+    for i in range(6):
+        e = np.zeros(6)
+        e[i] = h
+        fd[:, i] = (log(t @ se3_exp(e)) - log(t @ se3_exp(-e))) / (2 * h)
+    np.testing.assert_allclose(out, fd, atol=2e-7 * (1 + np.abs(fd).max()))
+
+
 # -- jlog -------------------------------------------------------------------------------------
 @settings(max_examples=30)
 @given(tau=twists(min_angle=1e-4, max_angle=3.0))
@@ -126,14 +137,7 @@ def test_jlog_is_the_right_jacobian_inverse(tau: np.ndarray) -> None:
     """jlog(log T) = d log(T exp(xi)) / d xi at xi = 0, by central differences."""
     out = np.zeros((6, 6))
     assert jlog(tau, out)
-    t = se3_exp(tau)
-    h = 1e-6
-    fd = np.zeros((6, 6))
-    for i in range(6):
-        e = np.zeros(6)
-        e[i] = h
-        fd[:, i] = (se3_log(t @ se3_exp(e)) - se3_log(t @ se3_exp(-e))) / (2 * h)
-    np.testing.assert_allclose(out, fd, atol=2e-7 * (1 + np.abs(fd).max()))
+    _assert_is_log_derivative(out, se3_exp(tau), se3_log)
 
 
 @settings(max_examples=15)
@@ -142,14 +146,7 @@ def test_jlog_matches_finite_differences_of_the_kernel_log(tau: np.ndarray) -> N
     """The same derivative, with relative_log supplying the log: the two kernels agree with each other."""
     out = np.zeros((6, 6))
     assert jlog(log_of(se3_exp(tau)), out)
-    t = se3_exp(tau)
-    h = 1e-6
-    fd = np.zeros((6, 6))
-    for i in range(6):
-        e = np.zeros(6)
-        e[i] = h
-        fd[:, i] = (log_of(t @ se3_exp(e)) - log_of(t @ se3_exp(-e))) / (2 * h)
-    np.testing.assert_allclose(out, fd, atol=2e-7 * (1 + np.abs(fd).max()))
+    _assert_is_log_derivative(out, se3_exp(tau), log_of)
 
 
 def test_jlog_defers_to_identity_below_the_threshold() -> None:

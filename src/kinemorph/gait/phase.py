@@ -67,7 +67,13 @@ def _segment(phase: np.ndarray) -> np.ndarray:
     return np.clip(np.searchsorted(PHASE_KNOTS, phase, side="right") - 1, 0, 3)
 
 
-def _hermite(phase: np.ndarray, timing: np.ndarray) -> tuple[np.ndarray, ...]:
+def _hermite(phase: np.ndarray | float, timing: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Segment terms of the cubic Hermite Omega at phase(s); phase and timing[..., 0] broadcast."""
+    phase = np.asarray(phase, dtype=np.float64)
+    timing = np.asarray(timing, dtype=np.float64)
+    shape = np.broadcast_shapes(phase.shape, timing.shape[:-1])
+    phase = np.broadcast_to(phase, shape)
+    timing = np.broadcast_to(timing, (*shape, 4))
     t = knot_times(timing)
     d = _slopes(t)
     k = _segment(phase)
@@ -82,11 +88,6 @@ def _hermite(phase: np.ndarray, timing: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def omega(phase: np.ndarray | float, timing: np.ndarray) -> np.ndarray:
     """Cycle time [s] at gait phase(s) in [0, 1]. phase and timing[..., 0] broadcast."""
-    phase = np.asarray(phase, dtype=np.float64)
-    timing = np.asarray(timing, dtype=np.float64)
-    shape = np.broadcast_shapes(phase.shape, timing.shape[:-1])
-    phase = np.broadcast_to(phase, shape)
-    timing = np.broadcast_to(timing, (*shape, 4))
     s, t0, t1, d0, d1, _ = _hermite(phase, timing)
     s2, s3 = s * s, s * s * s
     return (2 * s3 - 3 * s2 + 1) * t0 + (s3 - 2 * s2 + s) * d0 + (-2 * s3 + 3 * s2) * t1 + (s3 - s2) * d1
@@ -94,11 +95,6 @@ def omega(phase: np.ndarray | float, timing: np.ndarray) -> np.ndarray:
 
 def omega_rate(phase: np.ndarray | float, timing: np.ndarray) -> np.ndarray:
     """dOmega/dphase [s] at gait phase(s)."""
-    phase = np.asarray(phase, dtype=np.float64)
-    timing = np.asarray(timing, dtype=np.float64)
-    shape = np.broadcast_shapes(phase.shape, timing.shape[:-1])
-    phase = np.broadcast_to(phase, shape)
-    timing = np.broadcast_to(timing, (*shape, 4))
     s, t0, t1, d0, d1, h = _hermite(phase, timing)
     s2 = s * s
     ds = (6 * s2 - 6 * s) * t0 + (3 * s2 - 4 * s + 1) * d0 + (-6 * s2 + 6 * s) * t1 + (3 * s2 - 2 * s) * d1
