@@ -1,6 +1,7 @@
 # Two self-contained entry points (each creates the environment, installs, runs):
 #   make demo   - the main job: a generated walk retargeted onto Unitree G1, into ./kinemorph-demo/
-#   make test   - the test suite
+#   make test   - the test suite without the tests marked slow (what CI runs)
+#   make test-all - every test
 # Offline machines: robot models come from MENAGERIE_ROOT (defaults to ../shared/menagerie when it
 # exists); the LAFAN1/dog data tests need KINEMORPH_DATA (defaults to ../shared/data when it exists).
 
@@ -20,7 +21,7 @@ ifeq ($(origin KINEMORPH_DATA), undefined)
   endif
 endif
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test test-all bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,9 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/kinemorph demo --force
 
 test: $(VENV)/.installed
+	$(PY) -m pytest -q -m "not slow"
+
+test-all: $(VENV)/.installed
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed
