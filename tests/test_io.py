@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from kinemorph.errors import KinemorphError, MotionFileError, OutputExistsError
-from kinemorph.io import FORMATS, GMR_KEYS, load, save
+from kinemorph.io import FORMATS, GMR_KEYS, META_KEY, load, save, sidecar_path, written_files
 from kinemorph.io import _npz as npz_module
 from kinemorph.robots.robot_motion import RobotMotion
 from kinemorph.transforms import axis_angle_to_quat, quat_normalize, quat_rotate
@@ -57,6 +57,16 @@ def assert_same_motion(a: RobotMotion, b: RobotMotion, tol: float) -> None:
 
 def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
+
+
+def strip_meta(path: Path) -> Path:
+    """Remove kinemorph's metadata from an export, so that it reads like a file from GMR."""
+    sidecar_path(path).unlink(missing_ok=True)
+    if path.suffix == ".npz":
+        with np.load(path) as data:
+            arrays = {k: data[k] for k in data.files if k != META_KEY}
+        np.savez(path, **arrays)
+    return path
 
 
 def raw_root_rot(path: Path) -> np.ndarray:
@@ -109,15 +119,15 @@ def test_json_writes_numpy_info_as_plain_numbers(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("suffix", [".npz", ".pkl", ".csv"])
 def test_robot_name_is_guessed_from_the_file_name(tmp_path: Path, suffix: str) -> None:
-    save(make_motion(), tmp_path / f"walk_unitree_g1{suffix}")
-    save(make_motion(), tmp_path / f"walk{suffix}")
+    strip_meta(save(make_motion(), tmp_path / f"walk_unitree_g1{suffix}"))
+    strip_meta(save(make_motion(), tmp_path / f"walk{suffix}"))
     assert load(tmp_path / f"walk_unitree_g1{suffix}").robot == "unitree_g1"
     assert load(tmp_path / f"walk{suffix}").robot == "unknown"
     assert load(tmp_path / f"walk{suffix}", robot_name="unitree_h1").robot == "unitree_h1"
 
 
 def test_pickle_without_dof_names_reads_placeholders(tmp_path: Path) -> None:
-    back = load(save(make_motion(), tmp_path / "clip.pkl"))
+    back = load(strip_meta(save(make_motion(), tmp_path / "clip.pkl")))
     assert back.dof_names == tuple(f"dof_{i}" for i in range(len(DOF_NAMES)))
 
 
@@ -188,7 +198,7 @@ def test_overwrites_with_force(tmp_path: Path, suffix: str) -> None:
     motion = make_motion()
     save(motion, path, force=True)
     assert_same_motion(motion, load(path, robot_name="unitree_g1", dof_names=DOF_NAMES), TOLERANCE[suffix])
-    assert leftovers(tmp_path) == [path.name]
+    assert leftovers(tmp_path) == sorted(p.name for p in written_files(path))
 
 
 def test_writer_failing_midway_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -228,9 +238,13 @@ def test_missing_parent_folder_is_an_error(tmp_path: Path) -> None:
 
 
 def test_unknown_suffix_lists_the_supported_ones(tmp_path: Path) -> None:
-    with pytest.raises(KinemorphError, match=r"\.csv, \.json, \.npz, \.pkl"):
+    with pytest.raises(
+        KinemorphError, match=r"\.csv, \.holosoma\.npz, \.json, \.mimickit\.pkl, \.mjlab\.npz, \.npz, \.pkl"
+    ):
         save(make_motion(), tmp_path / "clip.txt")
-    with pytest.raises(KinemorphError, match=r"unknown RobotMotion file format '\(no suffix\)'; valid: \.csv"):
+    with pytest.raises(
+        KinemorphError, match=r"unknown RobotMotion file format '\(no suffix\)'; valid: \.beyondmimic\.csv"
+    ):
         load(tmp_path / "clip")
     assert leftovers(tmp_path) == []
 
@@ -380,9 +394,9 @@ def test_reads_gmr_reference_npz(tmp_path: Path) -> None:
     np.testing.assert_array_equal(motion.root_rot[:, 1:], raw["root_rot"][:, :3])
     np.testing.assert_array_equal(motion.root_rot[:, 0], raw["root_rot"][:, 3])
     np.testing.assert_array_equal(motion.dof_pos, raw["dof_pos"])
-    # Written back, the file has GMR's keys and the same values.
+    # Written back, the file has GMR's keys and the same values (and kinemorph's metadata).
     written = np.load(save(motion, tmp_path / "walk_unitree_g1.npz"))
-    assert sorted(written.files) == sorted(raw.files)
+    assert sorted(set(written.files) - {META_KEY}) == sorted(raw.files)
     for key in raw.files:
         assert written[key].dtype.kind == raw[key].dtype.kind
         np.testing.assert_array_equal(written[key], raw[key])

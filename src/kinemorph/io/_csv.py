@@ -4,7 +4,8 @@ Columns: ``frame``, ``time`` [s] (frame / fps), ``root_x root_y root_z`` [m],
 ``root_qx root_qy root_qz root_qw`` (quaternion **x y z w**), then one column per joint named
 after it [rad or m]. Numbers are written with full precision (Python's shortest round-trip form).
 The file stores no fps and no robot: reading recovers fps from the time column (so at least two
-frames are needed) and guesses the robot from the file name unless ``robot_name`` is given.
+frames are needed); the robot comes from ``robot_name``, else the sidecar ``<file>.meta.json``
+kinemorph writes beside it, else the file name.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .._files import write_text_atomic
 from ..errors import MotionFileError
 from ..robots.robot_motion import RobotMotion
 from ._common import guess_robot_name, motion_from_file, wxyz_to_xyzw
+from ._meta import ExportMeta
 
 if TYPE_CHECKING:
     from ..robots.robot import Robot
@@ -32,8 +34,10 @@ _FPS_DECIMALS = 9
 """fps read back is rounded to this many decimals, so that 30 reads as 30.0, not 30.000000000000004."""
 
 
-def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False) -> Path:
-    """Write ``motion`` atomically. ``robot`` is not used by this format."""
+def write(
+    motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False, meta: ExportMeta | None = None
+) -> Path:
+    """Write ``motion`` atomically. ``robot`` is not used; ``meta`` goes to the sidecar the caller writes."""
     values = np.concatenate([motion.root_pos, wxyz_to_xyzw(motion.root_rot), motion.dof_pos], axis=1)
     text = io.StringIO()
     out = csv.writer(text, lineterminator="\n")
@@ -78,13 +82,19 @@ def _fps(path: Path, time: np.ndarray) -> float:
     return round(float(fps), _FPS_DECIMALS)
 
 
-def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...] | None = None) -> RobotMotion:
+def read(
+    path: Path,
+    *,
+    robot_name: str | None = None,
+    dof_names: tuple[str, ...] | None = None,
+    meta: ExportMeta | None = None,
+) -> RobotMotion:
     """Read a RobotMotion written by :func:`write` (or any file with the same columns)."""
     header, values = _rows(path)
     root = len(HEADER)
     return motion_from_file(
         path,
-        robot=guess_robot_name(path, robot_name),
+        robot=guess_robot_name(path, robot_name, stored=meta.robot if meta else None),
         fps=_fps(path, values[:, 1]),
         root_pos=values[:, 2:5],
         root_rot_xyzw=values[:, 5:root],

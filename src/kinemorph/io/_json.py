@@ -3,7 +3,8 @@
 One object: ``robot``, ``fps`` [1/s] (int when integral), ``dof_names`` (n), ``root_pos``
 (T x 3) [m], ``root_rot_xyzw`` (T x 4, quaternion **x y z w**), ``dof_pos`` (T x n) [rad or m]
 and ``info`` (the engine's details), plus ``contacts`` (T, F) and ``contact_bodies`` when the
-motion carries a contact mask. Strict JSON: NaN and infinities are refused; numpy values
+motion carries a contact mask, and ``meta`` (the export's metadata, see _meta.py).
+Strict JSON: NaN and infinities are refused; numpy values
 in ``info`` are written as plain numbers and lists (and read back as such).
 """
 
@@ -20,6 +21,7 @@ from .._files import write_atomic
 from ..errors import KinemorphError, MotionFileError
 from ..robots.robot_motion import RobotMotion
 from ._common import file_fps, fps_for_file, guess_robot_name, motion_from_file, wxyz_to_xyzw
+from ._meta import ExportMeta
 
 if TYPE_CHECKING:
     from ..robots.robot import Robot
@@ -34,8 +36,10 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} {value!r} is not JSON-serialisable")
 
 
-def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False) -> Path:
-    """Write ``motion`` atomically. ``robot`` is not used by this format."""
+def write(
+    motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False, meta: ExportMeta | None = None
+) -> Path:
+    """Write ``motion`` atomically, with ``meta`` inside. ``robot`` is not used by this format."""
     doc = {
         "robot": motion.robot,
         "fps": fps_for_file(motion.fps),
@@ -48,6 +52,8 @@ def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force:
     if motion.contacts is not None:
         doc["contacts"] = np.asarray(motion.contacts, dtype=bool).tolist()
         doc["contact_bodies"] = list(motion.contact_bodies)
+    if meta is not None:
+        doc["meta"] = json.loads(meta.to_json())
 
     def dump(f: IO[bytes]) -> None:
         text = io.TextIOWrapper(f, encoding="utf-8")
@@ -61,8 +67,7 @@ def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force:
     return write_atomic(path, dump, force=force)
 
 
-def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...] | None = None) -> RobotMotion:
-    """Read a RobotMotion; ``robot_name`` overrides the file's ``robot``."""
+def _document(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -70,6 +75,25 @@ def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...
         raise MotionFileError(path, exc.msg, line=exc.lineno) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise MotionFileError(path, f"not a readable JSON file: {exc}") from None
+    return doc
+
+
+def read_meta(path: Path) -> ExportMeta | None:
+    doc = _document(path)
+    if not isinstance(doc, dict) or "meta" not in doc:
+        return None
+    return ExportMeta.from_dict(doc["meta"], where=str(path))
+
+
+def read(
+    path: Path,
+    *,
+    robot_name: str | None = None,
+    dof_names: tuple[str, ...] | None = None,
+    meta: ExportMeta | None = None,
+) -> RobotMotion:
+    """Read a RobotMotion; ``robot_name`` overrides the file's ``robot``."""
+    doc = _document(path)
     if not isinstance(doc, dict):
         raise MotionFileError(path, f"holds a {type(doc).__name__}, expected an object with keys {list(KEYS)}")
     missing = [key for key in KEYS if key not in doc]

@@ -3,7 +3,8 @@
 Keys: ``fps`` (scalar [1/s], int when integral), ``root_pos`` (T, 3) [m], ``root_rot`` (T, 4)
 quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode; when the
 motion carries a contact mask, also ``contacts`` (T, F) bool and ``contact_names`` (F,) (the foot
-bodies). GMR's own output files have exactly the first five keys and read as they are.
+bodies), and ``kinemorph_meta`` (the export's metadata as a JSON string, see _meta.py). GMR's own
+output files have exactly the first five keys and read as they are; GMR's readers ignore the others.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .._files import write_atomic
 from ..errors import MotionFileError
 from ..robots.robot_motion import RobotMotion
 from ._common import file_fps, fps_for_file, guess_robot_name, motion_from_file, wxyz_to_xyzw
+from ._meta import META_KEY, ExportMeta, meta_from_array
 
 if TYPE_CHECKING:
     from ..robots.robot import Robot
@@ -26,8 +28,10 @@ REQUIRED_KEYS = ("fps", "root_pos", "root_rot", "dof_pos")
 """Keys a file must hold; ``dof_names`` is written always and optional on reading."""
 
 
-def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False) -> Path:
-    """Write ``motion`` atomically. ``robot`` is not used by this format."""
+def write(
+    motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False, meta: ExportMeta | None = None
+) -> Path:
+    """Write ``motion`` atomically, with ``meta`` inside. ``robot`` is not used by this format."""
     arrays: dict[str, Any] = {
         "fps": np.asarray(fps_for_file(motion.fps)),
         "root_pos": np.asarray(motion.root_pos, dtype=np.float64),
@@ -38,6 +42,8 @@ def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force:
     if motion.contacts is not None:
         arrays["contacts"] = np.asarray(motion.contacts, dtype=bool)
         arrays["contact_names"] = np.asarray(motion.contact_bodies, dtype=np.str_)
+    if meta is not None:
+        arrays[META_KEY] = np.asarray(meta.to_json(), dtype=np.str_)
 
     def dump(f: IO[bytes]) -> None:
         np.savez(f, **arrays)
@@ -56,8 +62,19 @@ def _contents(path: Path) -> dict[str, Any]:
         raise MotionFileError(path, f"not a readable .npz archive: {exc}") from None
 
 
-def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...] | None = None) -> RobotMotion:
-    """Read a RobotMotion; ``robot_name`` overrides the name guessed from the file name."""
+def read_meta(path: Path) -> ExportMeta | None:
+    data = _contents(path)
+    return meta_from_array(data[META_KEY], where=str(path)) if META_KEY in data else None
+
+
+def read(
+    path: Path,
+    *,
+    robot_name: str | None = None,
+    dof_names: tuple[str, ...] | None = None,
+    meta: ExportMeta | None = None,
+) -> RobotMotion:
+    """Read a RobotMotion; ``robot_name`` overrides the stored robot, else the name guessed from the file name."""
     data = _contents(path)
     missing = [key for key in REQUIRED_KEYS if key not in data]
     if missing:
@@ -65,7 +82,7 @@ def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...
     stored = data.get("dof_names")
     return motion_from_file(
         path,
-        robot=guess_robot_name(path, robot_name),
+        robot=guess_robot_name(path, robot_name, stored=meta.robot if meta else None),
         fps=file_fps(path, data["fps"]),
         root_pos=data["root_pos"],
         root_rot_xyzw=data["root_rot"],

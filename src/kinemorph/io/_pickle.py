@@ -5,7 +5,8 @@ else float [1/s]), ``root_pos`` (T, 3) [m], ``root_rot`` (T, 4) quaternion **x y
 ``dof_pos`` (T, n) [rad or m], ``local_body_pos`` (T, nbody-1, 3) [m] and ``link_body_list``
 (nbody-1 body names). Arrays are float64. Given a Robot, ``local_body_pos`` holds every body but
 the world in the root body's frame and ``link_body_list`` their names; without one both are None,
-as GMR's own BVH script writes them. The format stores no joint names: pass ``dof_names`` to read.
+as GMR's own BVH script writes them. The format stores no joint names: they come from the
+sidecar ``<file>.meta.json`` kinemorph writes beside it, or from ``dof_names``.
 
 Reading unpickles only numpy arrays and plain Python values, never arbitrary objects.
 """
@@ -23,6 +24,7 @@ from ..errors import MotionFileError
 from ..robots.robot_motion import RobotMotion
 from ..transforms import quat_conj, quat_rotate
 from ._common import check_robot, file_fps, fps_for_file, guess_robot_name, motion_from_file, wxyz_to_xyzw
+from ._meta import ExportMeta
 
 if TYPE_CHECKING:
     from ..robots.robot import Robot
@@ -60,8 +62,11 @@ def gmr_dict(motion: RobotMotion, robot: Robot | None = None) -> dict[str, Any]:
     }
 
 
-def write(motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False) -> Path:
-    """Write ``motion`` atomically; ``robot`` fills local_body_pos and link_body_list."""
+def write(
+    motion: RobotMotion, path: Path, *, robot: Robot | None = None, force: bool = False, meta: ExportMeta | None = None
+) -> Path:
+    """Write ``motion`` atomically; ``robot`` fills local_body_pos and link_body_list. ``meta`` goes
+    to the sidecar, which the caller writes (GMR's pickle has a fixed set of keys)."""
     data = gmr_dict(motion, robot)
 
     def dump(f: IO[bytes]) -> None:
@@ -93,18 +98,25 @@ def _contents(path: Path) -> dict[str, Any]:
     return data
 
 
-def read(path: Path, *, robot_name: str | None = None, dof_names: tuple[str, ...] | None = None) -> RobotMotion:
+def read(
+    path: Path,
+    *,
+    robot_name: str | None = None,
+    dof_names: tuple[str, ...] | None = None,
+    meta: ExportMeta | None = None,
+) -> RobotMotion:
     """Read a RobotMotion. The file has no joint names: ``dof_names`` (e.g. ``robot.dof_names``)
-    names the joints, else they are called ``dof_0 .. dof_{n-1}``. ``robot_name`` overrides the
-    name guessed from the file name. local_body_pos and link_body_list are not read back."""
+    names the joints, else the sidecar's ``meta``, else they are called ``dof_0 .. dof_{n-1}``.
+    ``robot_name`` overrides the sidecar's robot and the name guessed from the file name.
+    local_body_pos and link_body_list are not read back."""
     data = _contents(path)
     return motion_from_file(
         path,
-        robot=guess_robot_name(path, robot_name),
+        robot=guess_robot_name(path, robot_name, stored=meta.robot if meta else None),
         fps=file_fps(path, data["fps"]),
         root_pos=data["root_pos"],
         root_rot_xyzw=data["root_rot"],
         dof_pos=data["dof_pos"],
-        stored_dof_names=None,
+        stored_dof_names=meta.dof_names if meta is not None and dof_names is None else None,
         requested_dof_names=dof_names,
     )
