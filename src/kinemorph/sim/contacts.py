@@ -1,0 +1,111 @@
+"""Candidate floor-contact points of a robot's collision geometry, and the friction-pyramid QP.
+
+For each primitive collision geom the lowest point is the candidate (a box gives its 8 corners,
+so that a flat sole gets a support polygon). A candidate is a contact point in a frame when it is
+within ``height_tol`` of the floor (z = 0); when the motion carries a contact mask, only geoms of
+planted bodies count, with the looser ``mask_height_tol`` (a planted foot of a retargeted motion
+may hover a little).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..optim.qp import solve_qp
+
+_SPHERE = int(mujoco.mjtGeom.mjGEOM_SPHERE)
+_CAPSULE = int(mujoco.mjtGeom.mjGEOM_CAPSULE)
+_BOX = int(mujoco.mjtGeom.mjGEOM_BOX)
+_CYLINDER = int(mujoco.mjtGeom.mjGEOM_CYLINDER)
+_ELLIPSOID = int(mujoco.mjtGeom.mjGEOM_ELLIPSOID)
+_CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
+
+
+def lowest_points(model: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """World points of each geom closest to the floor after kinematics.
+
+    Returns (points (P, 3) [m], geom index of each point (P,))."""
+    pts: list[np.ndarray] = []
+    owner: list[int] = []
+    down = np.array([0.0, 0.0, -1.0])
+    for g in geoms:
+        c = data.geom_xpos[g]
+        R = data.geom_xmat[g].reshape(3, 3)
+        s = model.geom_size[g]
+        t = int(model.geom_type[g])
+        if t == _SPHERE:
+            p = [c + s[0] * down]
+        elif t == _CAPSULE:
+            a = R[:, 2] * s[1]
+            end = c - a if a[2] > 0 else c + a
+            p = [end + s[0] * down]
+        elif t == _ELLIPSOID:
+            m = R @ np.diag(s * s) @ R.T
+            ext = np.sqrt(max(m[2, 2], 1e-18))
+            p = [c - m[:, 2] / ext]
+        elif t == _CYLINDER:
+            a = R[:, 2]
+            end = c - a * s[1] if a[2] > 0 else c + a * s[1]
+            radial = down - down.dot(a) * a
+            n = np.linalg.norm(radial)
+            p = [end + (radial / n * s[0] if n > 1e-9 else 0.0)]
+        elif t == _BOX:
+            p = list(c + (_CORNERS * s) @ R.T)
+        else:
+            continue
+        pts.extend(p)
+        owner.extend([int(g)] * len(p))
+    if not pts:
+        return np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
+    return np.asarray(pts), np.asarray(owner, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class ContactSolution:
+    """Contact forces of one frame.
+
+    Attributes:
+        forces: world-frame force at each contact point [N]. Shape: (P, 3).
+        residual: generalized force the contacts leave unexplained. Shape: (nv,).
+        solved: whether the QP solver reported success.
+    """
+
+    forces: np.ndarray
+    residual: np.ndarray
+    solved: bool
+
+
+def pyramid_rows(num_points: int, mu: float) -> np.ndarray:
+    """Rows G with G f <= 0 for the friction pyramid |f_x|, |f_y| <= mu f_z per point.
+    Shape: (4 P, 3 P)."""
+    block = np.array([[1.0, 0.0, -mu], [-1.0, 0.0, -mu], [0.0, 1.0, -mu], [0.0, -1.0, -mu]])
+    return np.kron(np.eye(num_points), block)
+
+
+def solve_contact_forces(
+    qfrc: np.ndarray, jac: np.ndarray, weights: np.ndarray, *, mu: float, regularization: float = 1e-8
+) -> ContactSolution:
+    """Contact forces f inside the friction pyramid that best explain the generalized force.
+
+    minimise ||W (qfrc - J' f)||^2 + reg ||f||^2  s.t.  f_z >= 0, |f_x|, |f_y| <= mu f_z.
+
+    Args:
+        qfrc: generalized force the motion needs (mj_inverse). Shape: (nv,).
+        jac: stacked world-frame point Jacobians. Shape: (3 P, nv).
+        weights: per generalized coordinate (large on unactuated ones). Shape: (nv,).
+    """
+    p3 = jac.shape[0]
+    if p3 == 0:
+        return ContactSolution(np.zeros((0, 3)), qfrc.copy(), True)
+    a = weights[:, None] * jac.T
+    b = weights * qfrc
+    H = a.T @ a + regularization * np.eye(p3)
+    g = -a.T @ b
+    n = p3 // 3
+    lower = np.tile([-np.inf, -np.inf, 0.0], n)
+    res = solve_qp(H, g, A=pyramid_rows(n, mu), upper=np.zeros(4 * n), x_lower=lower)
+    f = res.x if res.solved else np.zeros(p3)
+    return ContactSolution(f.reshape(n, 3), qfrc - jac.T @ f, res.solved)

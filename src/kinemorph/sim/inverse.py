@@ -1,0 +1,203 @@
+"""Inverse dynamics of a robot motion with floor contacts.
+
+Velocities and accelerations come from finite differences in MuJoCo's tangent space
+(``mj_differentiatePos``): central first differences for velocity and the second difference
+(q[t+1] - q[t]) - (q[t] - q[t-1]) for acceleration (what MuJoCo's semi-implicit Euler step
+integrates, so a simulated rollout is recovered exactly up to the velocity used in Coriolis and
+damping terms). ``mj_inverse`` (floor contacts disabled) gives the generalized force the motion
+needs; contact forces at the points on the floor, inside the friction pyramid, explain as much of
+it as they can (contacts.solve_contact_forces); the rest on the floating base is the residual
+wrench, a force no real robot has. Joint torques are what remains on the actuated joints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..robots.robot_motion import RobotMotion
+from .contacts import lowest_points, solve_contact_forces
+from .model import TorqueModel
+
+
+@dataclass(frozen=True)
+class ContactSettings:
+    """Which points are contacts in the analysis.
+
+    Attributes:
+        height_tol: a collision point within this height of the floor is a contact [m].
+        mask_height_tol: with a contact mask, a planted body's point within this height [m].
+        use_mask: use the motion's contact mask when it has one.
+        torque_weight: weight of joint torques (relative to their limits) against the base
+            residual when distributing forces over several contacts.
+    """
+
+    height_tol: float = 0.01
+    mask_height_tol: float = 0.03
+    use_mask: bool = True
+    torque_weight: float = 1e-3
+
+
+@dataclass(frozen=True)
+class Derivatives:
+    """Tangent-space derivatives of a motion. qvel, qacc: Shape (T, nv) [rad/s, rad/s^2, m/s...]."""
+
+    qvel: np.ndarray
+    qacc: np.ndarray
+
+
+def derivatives(model: mujoco.MjModel, qpos: np.ndarray, fps: float) -> Derivatives:
+    """Finite-difference velocity and acceleration of qpos (T, nq) sampled at fps [1/s]."""
+    t = qpos.shape[0]
+    dt = 1.0 / fps
+    step = np.zeros((max(t - 1, 0), model.nv))  # tangent step from frame i to i+1, per second
+    for i in range(t - 1):
+        mujoco.mj_differentiatePos(model, step[i], dt, qpos[i], qpos[i + 1])
+    qvel = np.zeros((t, model.nv))
+    qacc = np.zeros((t, model.nv))
+    if t >= 2:
+        qvel[1:-1] = 0.5 * (step[1:] + step[:-1])
+        qvel[0], qvel[-1] = step[0], step[-1]
+    if t >= 3:
+        qacc[1:-1] = (step[1:] - step[:-1]) / dt
+        qacc[0], qacc[-1] = qacc[1], qacc[-2]
+    return Derivatives(qvel, qacc)
+
+
+@dataclass(frozen=True)
+class Dynamics:
+    """Inverse dynamics of a motion, per frame.
+
+    Attributes:
+        qvel, qacc: tangent-space derivatives. Shape: (T, nv).
+        joint_torque: torque per actuator [N m] (actuator order of the TorqueModel). Shape: (T, nu).
+        torque_ratio: |joint_torque| / limit (0 when unlimited). Shape: (T, nu).
+        residual_force: unexplained world force on the base [N]. Shape: (T, 3).
+        residual_torque: unexplained torque on the base (base frame) [N m]. Shape: (T, 3).
+        residual_force_fraction: |residual_force| / body weight. Shape: (T,).
+        contact_force: summed contact force per contact body [N]. Shape: (T, B, 3).
+        contact_bodies: bodies that had contact points. Shape: (B,).
+        required_friction: max |f_t| / f_n over the frame's loaded contact points. Shape: (T,).
+        num_contacts: contact points per frame. Shape: (T,).
+        penetration: deepest collision point below the floor (0 when none) [m]. Shape: (T,).
+        qp_failures: frames whose contact QP did not report success.
+    """
+
+    qvel: np.ndarray
+    qacc: np.ndarray
+    joint_torque: np.ndarray
+    torque_ratio: np.ndarray
+    residual_force: np.ndarray
+    residual_torque: np.ndarray
+    residual_force_fraction: np.ndarray
+    contact_force: np.ndarray
+    contact_bodies: tuple[str, ...]
+    required_friction: np.ndarray
+    num_contacts: np.ndarray
+    penetration: np.ndarray
+    qp_failures: int
+
+
+def _planted_bodies(tm: TorqueModel, motion: RobotMotion, use_mask: bool) -> np.ndarray | None:
+    """Per frame and collision geom: may it be a contact (None: every geom may)."""
+    if not use_mask or motion.contacts is None or not motion.contact_bodies:
+        return None
+    m = tm.model
+    ids = [tm.robot.body_id(b) for b in motion.contact_bodies]
+    geom_col = np.full(len(tm.collision_geoms), -1)
+    for k, g in enumerate(tm.collision_geoms):
+        b = int(m.geom_bodyid[g])
+        while b > 0 and b not in ids:  # a geom on the body or below it belongs to that foot
+            b = int(m.body_parentid[b])
+        if b > 0:
+            geom_col[k] = ids.index(b)
+    mask = np.zeros((motion.num_frames, len(tm.collision_geoms)), dtype=bool)
+    ok = geom_col >= 0
+    mask[:, ok] = motion.contacts[:, geom_col[ok]]
+    return mask
+
+
+def inverse_dynamics(tm: TorqueModel, motion: RobotMotion, settings: ContactSettings | None = None) -> Dynamics:
+    """Per-frame joint torques, contact forces and base residual of ``motion`` (see module doc)."""
+    s = settings or ContactSettings()
+    m = tm.model
+    qpos = motion.qpos
+    d_ = derivatives(m, qpos, motion.fps)
+    data = mujoco.MjData(m)
+    m_flags = m.opt.disableflags
+    m.opt.disableflags = m_flags | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    t_frames, nv, nu = motion.num_frames, m.nv, m.nu
+    act = tm.act_dof
+    weights = np.full(nv, 1.0)
+    weights[:3] = 1.0 / tm.weight
+    weights[3:6] = 1.0 / (tm.weight * 0.3)  # torques about the base over a 0.3 m lever
+    passive = np.setdiff1d(np.arange(6, nv), act)
+    weights[passive] = 1.0 / tm.weight
+    lim = np.where(np.isfinite(tm.torque_limit), tm.torque_limit, tm.weight)
+    weights[act] = np.sqrt(s.torque_weight) / lim
+    planted = _planted_bodies(tm, motion, s.use_mask)
+    tol = s.mask_height_tol if planted is not None else s.height_tol
+    body_of_geom = m.geom_bodyid[tm.collision_geoms]
+    contact_body_ids = sorted({int(b) for b in body_of_geom})
+    body_col = {b: k for k, b in enumerate(contact_body_ids)}
+    out_tau = np.zeros((t_frames, nu))
+    res_f = np.zeros((t_frames, 3))
+    res_t = np.zeros((t_frames, 3))
+    cforce = np.zeros((t_frames, len(contact_body_ids), 3))
+    friction = np.zeros(t_frames)
+    ncon = np.zeros(t_frames, dtype=np.int64)
+    pen = np.zeros(t_frames)
+    failures = 0
+    jacp = np.zeros((3, nv))
+    geom_index = {int(g): k for k, g in enumerate(tm.collision_geoms)}
+    try:
+        for t in range(t_frames):
+            data.qpos[:] = qpos[t]
+            data.qvel[:] = d_.qvel[t]
+            data.qacc[:] = d_.qacc[t]
+            mujoco.mj_inverse(m, data)
+            qfrc = data.qfrc_inverse.copy()
+            pts, owner = lowest_points(m, data, tm.collision_geoms)
+            if len(pts):
+                pen[t] = max(0.0, -float(pts[:, 2].min()))
+            keep = pts[:, 2] <= tol if len(pts) else np.zeros(0, dtype=bool)
+            if planted is not None and len(pts):
+                keep &= planted[t, [geom_index[int(g)] for g in owner]]
+            pts, owner = pts[keep], owner[keep]
+            jac = np.zeros((3 * len(pts), nv))
+            for k, (p, g) in enumerate(zip(pts, owner, strict=True)):
+                mujoco.mj_jac(m, data, jacp, None, p, int(m.geom_bodyid[g]))
+                jac[3 * k : 3 * k + 3] = jacp
+            sol = solve_contact_forces(qfrc, jac, weights, mu=tm.friction)
+            failures += not sol.solved
+            tau = qfrc - jac.T @ sol.forces.reshape(-1) if len(pts) else qfrc
+            out_tau[t] = tau[act]
+            res_f[t] = sol.residual[:3]
+            res_t[t] = sol.residual[3:6]
+            ncon[t] = len(pts)
+            for f, g in zip(sol.forces, owner, strict=True):
+                cforce[t, body_col[int(m.geom_bodyid[g])]] += f
+            loaded = sol.forces[:, 2] > 1e-3 * tm.weight if len(pts) else np.zeros(0, dtype=bool)
+            if loaded.any():
+                fl = sol.forces[loaded]
+                friction[t] = float(np.max(np.linalg.norm(fl[:, :2], axis=1) / fl[:, 2]))
+    finally:
+        m.opt.disableflags = m_flags
+    ratio = np.where(np.isfinite(tm.torque_limit), np.abs(out_tau) / lim, 0.0)
+    return Dynamics(
+        qvel=d_.qvel,
+        qacc=d_.qacc,
+        joint_torque=out_tau,
+        torque_ratio=ratio,
+        residual_force=res_f,
+        residual_torque=res_t,
+        residual_force_fraction=np.linalg.norm(res_f, axis=1) / tm.weight,
+        contact_force=cforce,
+        contact_bodies=tuple(m.body(b).name for b in contact_body_ids),
+        required_friction=friction,
+        num_contacts=ncon,
+        penetration=pen,
+        qp_failures=failures,
+    )

@@ -1,0 +1,194 @@
+"""Torque-controlled copies of robot models on a floor plane, for inverse dynamics and replay.
+
+The copy is rebuilt with MjSpec from the model the Robot was loaded from (the same foot bodies,
+the same free joint), then every actuator becomes a torque motor: gain 1, no bias, gear 1 and a
+control range equal to the joint's force range (the joint's ``actuatorfrcrange`` when set, else
+the actuator's ``forcerange``, else the control range of a model that already had motors). A
+plane at z = 0 is added with its own friction and the higher contact priority, so that every
+foot contact uses the floor's friction (which the contact QP of the inverse dynamics uses too).
+
+Inertias do not change with ``meshes``: the menagerie models here (G1, Go2, A1, H1, T1) give
+every body an explicit inertial, so dropping mesh geoms keeps masses and inertias exactly (checked
+against the full model at build). Mesh geoms only add collision shapes (G1: pelvis and leg links)
+that matter when a falling robot hits the floor with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..errors import ConfigError, KinemorphError, RobotLoadError
+from ..robots.registry import KNOWN_ROBOTS
+from ..robots.robot import Robot
+
+FLOOR = "kinemorph_floor"
+_PRIMITIVES = (
+    int(mujoco.mjtGeom.mjGEOM_SPHERE),
+    int(mujoco.mjtGeom.mjGEOM_CAPSULE),
+    int(mujoco.mjtGeom.mjGEOM_BOX),
+    int(mujoco.mjtGeom.mjGEOM_CYLINDER),
+    int(mujoco.mjtGeom.mjGEOM_ELLIPSOID),
+)
+
+
+@dataclass(frozen=True)
+class TorqueModel:
+    """A robot as torque motors on a floor.
+
+    Attributes:
+        model: the compiled copy (floor plane added, actuators are motors).
+        robot: the robot it was made from.
+        act_dof: velocity index (qvel address) driven by each actuator. Shape: (nu,).
+        torque_limit: |torque| bound per actuator [N m or N]; inf when unlimited. Shape: (nu,).
+        floor_geom: geom id of the floor plane.
+        collision_geoms: primitive geoms of the robot that collide with the floor. Shape: (G,).
+        friction: floor friction coefficient used by MuJoCo and by the contact QP.
+        mass: total mass [kg].
+    """
+
+    model: mujoco.MjModel
+    robot: Robot
+    act_dof: np.ndarray
+    torque_limit: np.ndarray
+    floor_geom: int
+    collision_geoms: np.ndarray
+    friction: float
+    mass: float
+
+    @property
+    def weight(self) -> float:
+        """Body weight [N]."""
+        return self.mass * float(np.linalg.norm(self.model.opt.gravity))
+
+
+def _limited(flag: int, rng: np.ndarray) -> bool:
+    """MuJoCo's limited flags: true, or auto (the compiler's autolimits) with a range given."""
+    if flag == mujoco.mjtLimited.mjLIMITED_TRUE:
+        return True
+    return bool(flag == mujoco.mjtLimited.mjLIMITED_AUTO and rng[0] < rng[1])
+
+
+def _force_range(spec: mujoco.MjSpec, act: mujoco.MjsActuator) -> tuple[float, float]:
+    joint = spec.joint(act.target)
+    if joint is not None and _limited(joint.actfrclimited, joint.actfrcrange):
+        return float(joint.actfrcrange[0]), float(joint.actfrcrange[1])
+    if _limited(act.forcelimited, act.forcerange):
+        return float(act.forcerange[0]), float(act.forcerange[1])
+    is_motor = act.gaintype == mujoco.mjtGain.mjGAIN_FIXED and act.biastype == mujoco.mjtBias.mjBIAS_NONE
+    if is_motor and _limited(act.ctrllimited, act.ctrlrange):
+        g = float(act.gear[0])
+        lo, hi = sorted((g * float(act.ctrlrange[0]), g * float(act.ctrlrange[1])))
+        return lo, hi
+    return -np.inf, np.inf
+
+
+def _spec_of(robot: Robot, *, meshes: bool) -> mujoco.MjSpec:
+    """The robot's model as a spec, rebuilt the way robots.load_robot built it."""
+    try:
+        spec = mujoco.MjSpec.from_file(str(robot.path))
+    except Exception as exc:  # MuJoCo raises plain ValueError for unreadable files
+        raise RobotLoadError(f"{robot.path}: cannot rebuild the model for simulation: {exc}") from None
+    if not meshes:
+        for g in list(spec.geoms):
+            if g.type == mujoco.mjtGeom.mjGEOM_MESH:
+                spec.delete(g)
+        for m in list(spec.meshes):
+            spec.delete(m)
+    info = KNOWN_ROBOTS.get(robot.name)
+    if info is not None and info.foot_spheres:
+        from ..robots.feet import add_foot_bodies
+
+        add_foot_bodies(spec, info.foot_spheres, where=str(robot.path))
+    if not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints):
+        spec.worldbody.bodies[0].add_freejoint()
+    return spec
+
+
+def build_torque_model(
+    robot: Robot, *, timestep: float = 0.001, friction: float = 0.8, meshes: bool = False
+) -> TorqueModel:
+    """A torque-controlled copy of ``robot`` on a floor plane (see the module docstring).
+
+    Args:
+        timestep: physics step [s]; 0.0005-0.002 (0.5-2 kHz).
+        friction: floor friction coefficient (the contact cone's mu).
+        meshes: keep mesh collision geoms (slower contacts, falls hit the floor with links).
+    """
+    if not 1e-4 <= timestep <= 0.005:
+        raise ConfigError(f"sim timestep must be in [0.0001, 0.005] s, got {timestep}")
+    if not 0.05 <= friction <= 3.0:
+        raise ConfigError(f"sim friction must be in [0.05, 3], got {friction}")
+    where = f"robot {robot.name} ({robot.path})"
+    spec = _spec_of(robot, meshes=meshes)
+    if not spec.actuators:
+        raise KinemorphError(f"{where} has no actuators: nothing can be torque-controlled")
+    for act in spec.actuators:
+        if act.trntype != mujoco.mjtTrn.mjTRN_JOINT:
+            raise KinemorphError(f"{where}: actuator {act.name!r} does not drive a joint; only joint actuators are supported")
+        lo, hi = _force_range(spec, act)
+        act.dyntype = mujoco.mjtDyn.mjDYN_NONE
+        act.gaintype = mujoco.mjtGain.mjGAIN_FIXED
+        act.biastype = mujoco.mjtBias.mjBIAS_NONE
+        act.gainprm = np.r_[1.0, np.zeros(9)]
+        act.biasprm = np.zeros(10)
+        act.gear = np.r_[1.0, np.zeros(5)]
+        act.forcelimited = mujoco.mjtLimited.mjLIMITED_FALSE
+        finite = bool(np.isfinite(lo) and np.isfinite(hi))
+        act.ctrllimited = mujoco.mjtLimited.mjLIMITED_TRUE if finite else mujoco.mjtLimited.mjLIMITED_FALSE
+        if finite:
+            act.ctrlrange = np.array([lo, hi])
+    spec.option.timestep = timestep
+    floor = spec.worldbody.add_geom()
+    floor.name = FLOOR
+    floor.type = mujoco.mjtGeom.mjGEOM_PLANE
+    floor.size = np.array([0.0, 0.0, 0.05])
+    floor.friction = np.array([friction, 0.005, 0.0001])
+    floor.priority = 10
+    floor.condim = 3
+    floor.contype = 1
+    floor.conaffinity = 1
+    try:
+        model = spec.compile()
+    except Exception as exc:
+        raise RobotLoadError(f"{where}: cannot compile the torque-controlled copy: {exc}") from None
+    _check_same(robot, model, where)
+    nu = model.nu
+    act_dof = np.array([model.jnt_dofadr[model.actuator_trnid[i, 0]] for i in range(nu)], dtype=np.int64)
+    if len(set(act_dof.tolist())) != nu:
+        raise KinemorphError(f"{where}: two actuators drive the same joint; not supported")
+    rng = model.actuator_ctrlrange
+    limited = model.actuator_ctrllimited.astype(bool)
+    torque_limit = np.where(limited, np.minimum(np.abs(rng[:, 0]), np.abs(rng[:, 1])), np.inf)
+    fid = model.geom(FLOOR).id
+    coll = [
+        g
+        for g in range(model.ngeom)
+        if g != fid
+        and int(model.geom_type[g]) in _PRIMITIVES
+        and (model.geom_contype[g] & model.geom_conaffinity[fid] or model.geom_conaffinity[g] & model.geom_contype[fid])
+        and model.geom_bodyid[g] != 0
+    ]
+    return TorqueModel(
+        model=model,
+        robot=robot,
+        act_dof=act_dof,
+        torque_limit=torque_limit,
+        floor_geom=int(fid),
+        collision_geoms=np.array(coll, dtype=np.int64),
+        friction=float(friction),
+        mass=float(model.body_subtreemass[0]),
+    )
+
+
+def _check_same(robot: Robot, model: mujoco.MjModel, where: str) -> None:
+    """The copy must have the robot's coordinates and inertias (else the spec was rebuilt wrongly)."""
+    ref = robot.model
+    names = tuple(model.joint(j).name for j in range(model.njnt) if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE)
+    same = model.nq == ref.nq and model.nv == ref.nv and names == robot.dof_names and model.nbody == ref.nbody
+    if same:
+        same = bool(np.allclose(model.body_mass, ref.body_mass) and np.allclose(model.body_inertia, ref.body_inertia))
+    if not same:
+        raise RobotLoadError(f"{where}: the simulation copy does not match the loaded model (joints or inertias differ)")

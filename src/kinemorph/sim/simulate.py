@@ -1,0 +1,208 @@
+"""simulate: inverse dynamics, replay and verdict of one robot motion, in one call."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from ..errors import ConfigError, KinemorphError
+from ..progress import Progress
+from ..robots.robot import Robot
+from ..robots.robot_motion import RobotMotion
+from .inverse import ContactSettings, Dynamics, inverse_dynamics
+from .model import TorqueModel, build_torque_model
+from .replay import Gains, Rollout, replay
+from .verdict import SimReport, Thresholds, fall_test, orientation_error_deg, rms
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Options of a feasibility check.
+
+    Attributes:
+        timestep: physics step [s] (0.001: 1 kHz).
+        friction: floor friction coefficient, in MuJoCo and in the contact QP.
+        meshes: keep mesh collision geoms in the simulation (slower; only G1 has them here).
+        gains: joint PD gains of the replay.
+        assist_hz: base-assist bandwidth [Hz]; 0 (off) for the verdict, its force is reported.
+        stop_on_fall: end the replay at the fall.
+        contacts: which points are floor contacts in the inverse dynamics.
+        thresholds: limits of the verdict (kinemorph.sim.verdict).
+    """
+
+    timestep: float = 0.001
+    friction: float = 0.8
+    meshes: bool = False
+    gains: Gains = field(default_factory=Gains)
+    assist_hz: float = 0.0
+    stop_on_fall: bool = True
+    contacts: ContactSettings = field(default_factory=ContactSettings)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def __post_init__(self) -> None:
+        if self.assist_hz < 0:
+            raise ConfigError(f"SimConfig.assist_hz must be >= 0, got {self.assist_hz}")
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Everything a check produced: the verdict, the replay and the inverse dynamics."""
+
+    report: SimReport
+    rollout: Rollout
+    dynamics: Dynamics
+    model: TorqueModel
+
+
+def check_motion(motion: RobotMotion, robot: Robot) -> None:
+    """Refuse motions the simulation cannot replay, with one line that says why."""
+    where = f"motion for {motion.robot!r}"
+    if tuple(motion.dof_names) != tuple(robot.dof_names):
+        missing = [n for n in robot.dof_names if n not in motion.dof_names]
+        extra = [n for n in motion.dof_names if n not in robot.dof_names]
+        detail = f"missing {missing}, unknown {extra}" if missing or extra else "same names in another order"
+        raise KinemorphError(
+            f"{where}: joints do not match robot {robot.name} ({len(motion.dof_names)} vs {robot.num_dofs}; {detail})"
+        )
+    if motion.num_frames < 2:
+        raise KinemorphError(f"{where}: has {motion.num_frames} frame; simulation needs at least 2")
+    q = motion.qpos
+    bad = ~np.isfinite(q).all(axis=1)
+    if bad.any():
+        raise KinemorphError(f"{where}: NaN or infinite value at frame {int(np.argmax(bad))}")
+    norms = np.linalg.norm(motion.root_rot, axis=1)
+    if (norms < 1e-6).any():
+        raise KinemorphError(f"{where}: zero root quaternion at frame {int(np.argmax(norms < 1e-6))}")
+
+
+def _normalised(motion: RobotMotion) -> RobotMotion:
+    rot = motion.root_rot / np.linalg.norm(motion.root_rot, axis=1, keepdims=True)
+    return RobotMotion(
+        robot=motion.robot,
+        fps=motion.fps,
+        root_pos=np.asarray(motion.root_pos, dtype=np.float64),
+        root_rot=rot,
+        dof_pos=np.asarray(motion.dof_pos, dtype=np.float64),
+        dof_names=motion.dof_names,
+        info=motion.info,
+        contacts=motion.contacts,
+        contact_bodies=motion.contact_bodies,
+    )
+
+
+def run_simulation(
+    motion: RobotMotion, robot: Robot, *, config: SimConfig | None = None, progress: Progress | None = None
+) -> SimResult:
+    """Inverse dynamics, torque-controlled replay and verdict of ``motion`` on ``robot``."""
+    cfg = config or SimConfig()
+    check_motion(motion, robot)
+    motion = _normalised(motion)
+    tm = build_torque_model(robot, timestep=cfg.timestep, friction=cfg.friction, meshes=cfg.meshes)
+    dyn = inverse_dynamics(tm, motion, cfg.contacts)
+    ref = motion.qpos
+    start = time.perf_counter()
+    roll = replay(
+        tm,
+        motion,
+        dyn,
+        gains=cfg.gains,
+        assist=cfg.assist_hz,
+        fall_check=fall_test(ref) if cfg.stop_on_fall else None,
+        progress=progress,
+    )
+    wall = time.perf_counter() - start
+    return SimResult(report=_verdict(tm, motion, dyn, roll, cfg, wall), rollout=roll, dynamics=dyn, model=tm)
+
+
+def simulate(
+    motion: RobotMotion, robot: Robot, *, config: SimConfig | None = None, progress: Progress | None = None
+) -> SimReport:
+    """The feasibility verdict of ``motion`` on ``robot`` (see kinemorph.sim.verdict)."""
+    return run_simulation(motion, robot, config=config, progress=progress).report
+
+
+def _verdict(tm: TorqueModel, motion: RobotMotion, dyn: Dynamics, roll: Rollout, cfg: SimConfig, wall: float) -> SimReport:
+    th = cfg.thresholds
+    sim = roll.motion
+    n = sim.num_frames
+    ref = motion.qpos[:n]
+    duration = (motion.num_frames - 1) / motion.fps
+    simulated = roll.steps * cfg.timestep
+    fallen = fall_test(motion.qpos)
+    fell_frame = next((t for t in range(n) if fallen(t, sim.qpos[t])), None)
+    diverged = roll.diverged_at is not None
+    fell = fell_frame is not None or diverged
+    t_fall = roll.diverged_at if diverged else (None if fell_frame is None else fell_frame / motion.fps)
+    pos_err = np.linalg.norm(sim.root_pos - ref[:, :3], axis=1)
+    ori_err = orientation_error_deg(sim.root_rot, ref[:, 3:7])
+    joint_err = sim.dof_pos - ref[:, 7:]
+    res = dyn.residual_force_fraction
+    over = (dyn.torque_ratio > 1.0).any(axis=1)
+    peak = np.unravel_index(int(np.argmax(dyn.torque_ratio)), dyn.torque_ratio.shape) if dyn.torque_ratio.size else (0, 0)
+    m = tm.model
+    peak_joint = m.joint(int(m.actuator_trnid[peak[1], 0])).name if m.nu else ""
+    touching = roll.slip[roll.contact_force[:, 2] > 1e-3 * tm.weight]
+    rep = dict(
+        base_position_rms_m=rms(pos_err),
+        base_orientation_rms_deg=rms(ori_err),
+        joint_rms_rad=rms(joint_err),
+        torque_saturation_fraction=float(roll.saturated_steps),
+        residual_force_mean_fraction=float(res.mean()),
+        residual_force_p95_fraction=float(np.percentile(res, 95)),
+        residual_force_max_fraction=float(res.max()),
+        id_torque_over_limit_fraction=float(over.mean()),
+        id_torque_peak_ratio=float(dyn.torque_ratio.max()) if dyn.torque_ratio.size else 0.0,
+        id_torque_peak_joint=peak_joint,
+        required_friction_max=float(dyn.required_friction.max()),
+        max_penetration_m=float(dyn.penetration.max()),
+        contact_slip_cm_s=100.0 * float(touching.mean()) if touching.size else 0.0,
+        assist_force_mean_fraction=float(roll.assist_force.mean() / tm.weight),
+    )
+    reasons = _reasons(rep, th, fell, diverged, t_fall, roll.divergence)
+    return SimReport(
+        robot=motion.robot,
+        feasible=not reasons,
+        reasons=reasons,
+        fell=fell,
+        time_to_fall_s=t_fall,
+        diverged=diverged,
+        duration_s=duration,
+        simulated_s=simulated,
+        floor_friction=tm.friction,
+        realtime_factor=simulated / wall if wall > 0 else float("inf"),
+        timestep_s=cfg.timestep,
+        divergence=roll.divergence,
+        thresholds=asdict(th),
+        **rep,  # type: ignore[arg-type]
+    )
+
+
+def _reasons(rep: dict, th: Thresholds, fell: bool, diverged: bool, t_fall: float | None, why: str) -> list[str]:
+    out = []
+    if diverged:
+        out.append(f"the simulation diverged at {t_fall:.2f} s ({why})")
+    elif fell:
+        out.append(f"the robot fell at {t_fall:.2f} s (trunk tilt > 45 deg or base below 60% of the reference height)")
+    if rep["base_position_rms_m"] > th.max_base_rms_m:
+        out.append(f"base tracking error {100 * rep['base_position_rms_m']:.1f} cm rms > {100 * th.max_base_rms_m:.0f} cm")
+    if rep["residual_force_mean_fraction"] > th.max_residual_mean or rep["residual_force_p95_fraction"] > th.max_residual_p95:
+        out.append(
+            f"contacts cannot explain the motion: residual base force {100 * rep['residual_force_mean_fraction']:.0f}% "
+            f"of body weight on average, {100 * rep['residual_force_p95_fraction']:.0f}% at the 95th percentile "
+            f"(limits {100 * th.max_residual_mean:.0f}% / {100 * th.max_residual_p95:.0f}%)"
+        )
+    if rep["id_torque_over_limit_fraction"] > th.max_over_limit:
+        out.append(
+            f"required torques exceed the motor limits in {100 * rep['id_torque_over_limit_fraction']:.0f}% of frames "
+            f"(peak {rep['id_torque_peak_ratio']:.1f}x the limit at {rep['id_torque_peak_joint']})"
+        )
+    if rep["torque_saturation_fraction"] > th.max_saturation:
+        out.append(
+            f"motors at their torque limits in {100 * rep['torque_saturation_fraction']:.0f}% of the replay's steps "
+            f"(limit {100 * th.max_saturation:.0f}%)"
+        )
+    if rep["max_penetration_m"] > th.max_penetration_m:
+        out.append(f"the motion puts the robot {100 * rep['max_penetration_m']:.1f} cm into the floor")
+    return out
