@@ -26,7 +26,7 @@ endif
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,ray,app]"
+	$(PY) -m pip install --quiet -e ".[dev,ray,app,video]"
 	touch $@
 
 demo: $(VENV)/.installed
