@@ -9,14 +9,12 @@ from pathlib import Path
 
 from ._files import check_writable
 from .errors import KinemorphError
-from .io import save
 from .motion import save_bvh
 from .motion.procedural import procedural_walk
-from .plot import plot_retarget
+from .pipeline import Outputs, RetargetJob, run_job
 from .progress import ProgressBar
-from .quality import evaluate
 from .render import RenderConfig, RenderError, gl_backend, render_video
-from .retarget import retarget, timing_summary
+from .retarget import timing_summary
 from .robots import load_robot
 
 DEMO_NAME = "demo_walk"
@@ -61,14 +59,17 @@ def run_demo(
     out.mkdir(parents=True, exist_ok=True)
     for p in paths.values():
         check_writable(p, force=force)
-    save_bvh(motion, paths["source"], force=force)
+    outputs = Outputs(
+        tuple(paths[ext] for ext in ("npz", "pkl", "csv", "json")),
+        report=paths["report"],
+        plot=paths["plot"],
+        force=force,
+    )
     bar = None if quiet else ProgressBar(f"retarget {paths['source'].name} -> {robot.name}")
-    result = retarget(motion, robot, progress=bar)
-    report = evaluate(result, robot)
-    for ext in ("npz", "pkl", "csv", "json"):
-        save(result, paths[ext], robot=robot, force=force)
-    report.save_json(paths["report"], force=force)
-    plot_retarget(result, robot, report, paths["plot"], force=force)
+    done = run_job(RetargetJob(motion, robot, outputs=outputs), progress=bar)
+    save_bvh(motion, paths["source"], force=force)  # after the job: a refused robot leaves nothing behind
+    result, report = done.result, done.report
+    assert report is not None
     if no_gif is None:
         render_video(result, load_robot(robot_name, meshes=True), paths["gif"], DEMO_GIF, force=force)
     if not quiet:

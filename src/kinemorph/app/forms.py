@@ -5,30 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Any
 
-from ..cli_options import _field_help, _scalar_type
+from ..config_fields import FieldSpec, field_specs
 from ..errors import ConfigError
-
-
-@dataclass(frozen=True)
-class FieldSpec:
-    """One config field: its name, base type (float, int, str, bool), whether None is allowed, help."""
-
-    name: str
-    type: type
-    optional: bool
-    help: str
-
-
-def field_specs(cls: type) -> list[FieldSpec]:
-    helps = _field_help(cls)
-    out = []
-    for f in dataclasses.fields(cls):
-        typ, optional = _scalar_type(f.type)
-        out.append(FieldSpec(f.name, typ, optional, helps.get(f.name, "")))
-    return out
 
 
 def parse_value(spec: FieldSpec, raw: Any) -> Any:

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import KinemorphError, UnknownNameError
-from ..mapping.mapping import Mapping, check_family, default_mapping
+from ..mapping.mapping import Mapping, default_mapping
 from ..motion import Motion, apply_preset, load_motion, read_bvh
 from ..motion.bvh import BvhData
 from ..progress import Progress
-from ..quality import QualityReport, evaluate
-from ..retarget import ENGINES, get_engine, resolve_engine, retarget
+from ..pipeline import RetargetJob, run_job
+from ..quality import QualityReport
+from ..retarget import ENGINES, resolve_engine
 from ..robots import KNOWN_ROBOTS, Robot, load_robot
 from ..robots.robot_motion import RobotMotion
 from .sources import MOTION_SUFFIXES, ROBOT_SUFFIXES, Sources
@@ -129,7 +130,7 @@ class AppState:
         with self.lock:
             robot = self.load(key)
             if self.motion is not None:
-                check_family(self.motion, robot)
+                robot.check_motion(self.motion)
             self.robot_key, self.mapping = key, None
             self.result = self.report = None
         self._notify()
@@ -190,16 +191,11 @@ class AppState:
 
     # -- retarget ----------------------------------------------------------------------------------
     def run_retarget(self, progress: Progress | None = None) -> tuple[RobotMotion, QualityReport]:
-        """Retarget the open clip with the current settings and evaluate it."""
-        motion = self.need_motion()
-        robot = self.robot()
-        check_family(motion, robot)
-        engine = get_engine(self.engine_name())
-        mapping = self.mapping
-        if mapping is not None:
-            mapping.check(motion, robot)
-        result = retarget(motion, robot, mapping, engine=engine.name, config=self.config(), progress=progress)
-        report = evaluate(result, robot)
+        """Retarget the open clip with the current settings and evaluate it (the library's job)."""
+        job = RetargetJob(self.need_motion(), self.robot(), self.mapping, engine=self.engine_name(), config=self.config())
+        done = run_job(job, progress=progress)
+        result, report = done.result, done.report
+        assert report is not None
         with self.lock:
             self.result, self.report = result, report
         return result, report

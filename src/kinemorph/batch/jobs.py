@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..retarget import ENGINES
 
 
 def file_sha256(path: str | Path) -> str:
@@ -35,8 +36,11 @@ class Settings:
 
     Attributes:
         robot: robot name (registry key) or absolute model path.
-        engine: engine name (a key of kinemorph.retarget.ENGINES).
-        config: the engine's config dataclass.
+        engine: engine name (a key of kinemorph.retarget.ENGINES) or "auto" (chosen per clip by
+            its family, as ``kinemorph retarget`` does).
+        config: the engine's config dataclass, or None for the compat preset or defaults.
+        options: engine config fields to change (kinemorph.pipeline.RetargetJob.options).
+        compat: a named preset of the engine's settings (e.g. "gmr"), or None.
         mapping: the mapping's JSON content (GMR ik_config layout); None uses the robot's shipped
             mapping for each motion's preset.
         mapping_source: where the mapping came from, for messages.
@@ -51,6 +55,8 @@ class Settings:
     robot: str
     engine: str
     config: Any
+    options: dict[str, Any]
+    compat: str | None
     mapping: dict[str, Any] | None
     mapping_source: str
     preset: str
@@ -73,6 +79,9 @@ def settings_digest(settings: Settings, *, robot_model: Path, default_mappings: 
         "engine": settings.engine,
         "config_type": type(settings.config).__qualname__,
         "config": _config_dict(settings.config),
+        "options": settings.options,
+        "compat": settings.compat,
+        "engine_defaults": {name: _config_dict(e.config_type()) for name, e in ENGINES.items()},
         "mapping": settings.mapping if settings.mapping is not None else {"shipped": default_mappings},
         "preset": settings.preset,
         "format": settings.format,

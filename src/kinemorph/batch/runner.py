@@ -69,8 +69,10 @@ class BatchResult:
 def prepare_settings(
     *,
     robot: str | Path,
-    engine: str = "gmr",
+    engine: str = "auto",
     config: Any = None,
+    options: dict[str, Any] | None = None,
+    compat: str | None = None,
     mapping: str | Path | None = None,
     preset: str = "auto",
     format: str = ".npz",
@@ -79,17 +81,14 @@ def prepare_settings(
     from ..io import FORMATS
     from ..mapping.mapping import Mapping
     from ..motion.presets import PRESETS
-    from ..retarget import get_engine
+    from ..pipeline import RetargetJob, check_job_settings
     from ..robots import KNOWN_ROBOTS, default_mapping_path, load_robot
 
     fmt = "." + format.lower().lstrip(".")
     if fmt not in FORMATS:
         raise UnknownNameError("output format", format, FORMATS)
-    eng = get_engine(engine)
-    if config is None:
-        config = eng.config_type()
-    elif not isinstance(config, eng.config_type):
-        raise ConfigError(f"engine {engine} takes a {eng.config_type.__name__}, got {type(config).__name__}")
+    options = dict(options or {})
+    check_job_settings(RetargetJob("", "", engine=engine, config=config, options=options, compat=compat))
     if preset != "auto" and preset not in PRESETS:
         raise UnknownNameError("preset", preset, ["auto", *PRESETS])
     loaded = load_robot(robot)
@@ -98,18 +97,14 @@ def prepare_settings(
     if mapping is not None:
         data = read_mapping_json(mapping)
         content: dict[str, Any] | None = data
-        for body in Mapping.from_dict(data, where=str(mapping)).robot_bodies():
-            if body not in loaded.body_names or body == "world":
-                raise UnknownNameError("robot body", body, loaded.body_names[1:], where=f"{mapping} ({loaded.name})")
+        Mapping.from_dict(data, where=str(mapping)).check_robot(loaded, where=str(mapping))
         source = str(mapping)
-    elif loaded.name in KNOWN_ROBOTS:
+    else:
         content = None
         source = f"shipped mapping of {loaded.name}"
-        for p in KNOWN_ROBOTS[loaded.name].mappings:
+        for p in KNOWN_ROBOTS[loaded.name].mappings if loaded.name in KNOWN_ROBOTS else ():
             shipped[p] = read_mapping_json(default_mapping_path(loaded.name, p))
-    else:
-        raise KinemorphError(f"{robot}: robot without a shipped mapping; pass one (--mapping FILE)")
-    settings = Settings(robot_id, engine, config, content, source, preset, fmt)
+    settings = Settings(robot_id, engine, config, options, compat, content, source, preset, fmt)
     digest = settings_digest(settings, robot_model=loaded.path, default_mappings=shipped)
     return dataclasses.replace(settings, digest=digest)
 
@@ -119,8 +114,10 @@ def run_batch(
     out: str | Path,
     *,
     robot: str | Path,
-    engine: str = "gmr",
+    engine: str = "auto",
     config: Any = None,
+    options: dict[str, Any] | None = None,
+    compat: str | None = None,
     mapping: str | Path | None = None,
     preset: str = "auto",
     format: str = ".npz",
@@ -141,7 +138,10 @@ def run_batch(
         out: output folder (created). It holds the outputs, ``manifest.jsonl`` and ``summary.csv``
             and belongs to the batch: outputs are overwritten when redone.
         robot, engine, config, mapping, preset: as for :func:`kinemorph.retarget`; mapping is a
-            JSON file (None: the robot's shipped mapping for each motion's preset).
+            JSON file (None: the robot's shipped mapping for each motion's preset); engine "auto"
+            picks each clip's engine by its family.
+        options, compat: as kinemorph.pipeline.RetargetJob's (engine options by name; a named
+            preset such as "gmr").
         format: output format, a key of kinemorph.io.FORMATS (".npz"; "npz" is accepted).
         workers: local worker processes (default: the usable CPU cores), or with ``ray`` the
             tasks in flight (default: the cluster's CPUs).
@@ -162,7 +162,14 @@ def run_batch(
     if retries < 0:
         raise ConfigError(f"retries must be >= 0, got {retries}")
     settings = prepare_settings(
-        robot=robot, engine=engine, config=config, mapping=mapping, preset=preset, format=format
+        robot=robot,
+        engine=engine,
+        config=config,
+        options=options,
+        compat=compat,
+        mapping=mapping,
+        preset=preset,
+        format=format,
     )
     out = Path(out)
     if out.exists() and not out.is_dir():

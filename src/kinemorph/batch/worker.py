@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,25 +36,31 @@ class WorkerState:
     Attributes:
         robot: the loaded robot.
         mapping: the batch's mapping, or None to use the robot's shipped one per preset.
-        shipped: shipped mappings loaded so far, by source preset.
         seconds_load: time to load the robot and mapping [s].
         seconds_warmup: time of the warm-up retarget (kernel loading) [s]; 0 without one.
     """
 
     robot: Robot
     mapping: Mapping | None
-    shipped: dict[str, Mapping] = field(default_factory=dict)
     seconds_load: float = 0.0
     seconds_warmup: float = 0.0
 
-    def mapping_for(self, motion: Any) -> Mapping:
-        if self.mapping is not None:
-            return self.mapping
-        from ..retarget import default_mapping
+    def job(self, settings: Settings, source: Any, outputs: Any = None, *, evaluate: bool = True) -> Any:
+        """The pipeline job for one source with the batch's settings and this worker's robot."""
+        from ..pipeline import Outputs, RetargetJob
 
-        if motion.preset not in self.shipped:
-            self.shipped[motion.preset] = default_mapping(motion, self.robot)
-        return self.shipped[motion.preset]
+        return RetargetJob(
+            source,
+            self.robot,
+            self.mapping,
+            engine=settings.engine,
+            config=settings.config,
+            options=settings.options,
+            compat=settings.compat,
+            preset=settings.preset,
+            outputs=outputs or Outputs(),
+            evaluate=evaluate,
+        )
 
 
 def worker_state(settings: Settings) -> WorkerState:
@@ -81,14 +87,12 @@ def _warm_up(state: WorkerState, settings: Settings) -> float:
     (from numba's on-disk cache; compiled once if the cache is cold) before the first job."""
     if settings.warmup is None:
         return 0.0
-    from ..motion import load_motion
-    from ..retarget import retarget
+    from ..pipeline import load_source, run_job
 
     t0 = time.perf_counter()
     try:
-        motion = load_motion(settings.warmup, settings.preset)
-        motion = motion.slice(0, min(motion.num_frames, 10))
-        retarget(motion, state.robot, state.mapping_for(motion), engine=settings.engine, config=settings.config)
+        motion = load_source(settings.warmup, settings.preset)
+        run_job(state.job(settings, motion.slice(0, min(motion.num_frames, 10)), evaluate=False))
     except Exception:  # an optimisation only: the file's own job reports its error
         pass
     return time.perf_counter() - t0
@@ -157,30 +161,20 @@ def run_job(settings: Settings, job: Job) -> Record:
 
 
 def _retarget_file(settings: Settings, job: Job, rec: Record) -> None:
-    from ..io import save
-    from ..motion import load_motion
-    from ..quality import evaluate
-    from ..retarget import retarget
+    from ..pipeline import Outputs, run_job
 
     state = worker_state(settings)
     rec.seconds_worker_start = state.seconds_load + state.seconds_warmup
-    t0 = time.perf_counter()
-    motion = load_motion(job.input, settings.preset)
-    t1 = time.perf_counter()
-    mapping = state.mapping_for(motion)
-    mapping.check(motion, state.robot, where=settings.mapping_source)
-    result = retarget(motion, state.robot, mapping, engine=settings.engine, config=settings.config)
-    t2 = time.perf_counter()
-    report = evaluate(result, state.robot)
-    t3 = time.perf_counter()
     out = Path(job.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    save(result, out, robot=state.robot, force=True)
-    t4 = time.perf_counter()
-    rec.seconds_load, rec.seconds_retarget, rec.seconds_evaluate, rec.seconds_save = t1 - t0, t2 - t1, t3 - t2, t4 - t3
+    done = run_job(state.job(settings, job.input, Outputs((out,), force=True)))
+    result, report, times = done.result, done.report, done.times
+    rec.seconds_load, rec.seconds_retarget, rec.seconds_evaluate, rec.seconds_save = (
+        times.load, times.retarget, times.evaluate, times.save
+    )
     rec.seconds_compile = float(result.info.get("seconds_compile", 0.0))
     rec.output_sha256 = file_sha256(out)
     rec.output_bytes = out.stat().st_size
     rec.frames = result.num_frames
     rec.fps = float(result.fps)
-    rec.quality = report.to_dict()
+    rec.quality = report.to_dict() if report is not None else {}

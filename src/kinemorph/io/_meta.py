@@ -153,7 +153,8 @@ def build_meta(
     settings: Mapping[str, Any] | None,
 ) -> ExportMeta:
     """The metadata of ``motion`` written in ``format``. ``settings`` default: the engine details
-    the motion carries (``motion.info``)."""
+    the motion carries (``motion.settings``: engine, config, mapping; no timings, so that the
+    same job writes the same file)."""
     from .. import __version__
 
     return ExportMeta(
@@ -168,7 +169,7 @@ def build_meta(
         fps=float(motion.fps),
         num_frames=motion.num_frames,
         quaternion=quaternion,
-        settings=dict(motion.info if settings is None else settings),
+        settings=dict(motion.settings if settings is None else settings),
     )
 
 

@@ -10,6 +10,7 @@ kinemorph adds optional keys GMR ignores: ``source_preset`` and ``robot``.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,15 +40,6 @@ def read_mapping_json(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise MappingError(f"{p}: expected a JSON object")
     return data
-
-
-def check_family(motion: Motion, robot: Robot) -> None:
-    """A humanoid clip needs a humanoid robot, a quadruped clip a quadruped."""
-    if motion.family != "other" and robot.family and motion.family != robot.family:
-        raise KinemorphError(
-            f"{motion.source} is a {motion.family} motion (preset {motion.preset}) but robot "
-            f"{robot.name} is a {robot.family}; pick a {motion.family} robot or another motion"
-        )
 
 
 @dataclass(frozen=True)
@@ -101,6 +93,7 @@ class Mapping:
         ground_height: GMR's ground_height [m] (subtracted from each local position offset, as GMR does).
         human_height_assumption: the stature [m] the scales were made for.
         source_preset, robot: what the mapping was made for (optional, checked when present).
+        where: where it came from (a file name), for messages; not part of its value.
     """
 
     robot_root: str
@@ -112,6 +105,7 @@ class Mapping:
     human_height_assumption: float = 1.8
     source_preset: str | None = None
     robot: str | None = None
+    where: str = field(default="mapping", compare=False)
 
     def __post_init__(self) -> None:
         if not self.stage1 and not self.stage2:
@@ -153,17 +147,31 @@ class Mapping:
         return out
 
     def check(self, motion: Motion, robot: Robot, *, where: str = "mapping") -> None:
-        """Raise a clear error when the mapping does not fit the motion or the robot."""
-        check_family(motion, robot)
+        """Raise a clear error when the mapping does not fit the motion or the robot (family, names)."""
+        robot.check_motion(motion)
+        self.check_names(motion, robot, where=where)
+
+    def check_names(self, motion: Motion, robot: Robot, *, where: str = "mapping", root_only: bool = False) -> None:
+        """Raise a clear error when the mapping's source preset or body names do not fit (with
+        root_only, only the names of the tasks on the robot's root body)."""
         if self.source_preset and motion.preset != "generic" and motion.preset != self.source_preset:
             raise MappingError(
                 f"{where} is made for {self.source_preset} sources, "
                 f"but {motion.source} was read with preset {motion.preset}"
             )
-        for b in self.source_bodies():
+        sources = self.source_bodies()
+        if root_only:
+            tasks = [t for stage in self.stages for t in stage if t.robot_body == self.robot_root]
+            sources = [self.source_root, *(t.source_body for t in tasks)]
+        for b in sources:
             if b not in motion.body_names:
                 raise UnknownNameError("source body", b, motion.body_names, where=f"{where} (motion {motion.source})")
-        for b in self.robot_bodies():
+        self.check_robot(robot, where=where, root_only=root_only)
+
+    def check_robot(self, robot: Robot, *, where: str = "mapping", root_only: bool = False) -> None:
+        """Raise a clear error when a robot body the mapping names (with root_only: its root) is
+        not in the robot."""
+        for b in [self.robot_root] if root_only else self.robot_bodies():
             if b not in robot.body_names or b == "world":
                 raise UnknownNameError("robot body", b, robot.body_names[1:], where=f"{where} (robot {robot.name})")
 
@@ -231,6 +239,7 @@ class Mapping:
                 human_height_assumption=float(d.get("human_height_assumption", 1.8)),
                 source_preset=d.get("source_preset"),
                 robot=d.get("robot"),
+                where=where,
             )
         except MappingError as exc:
             raise MappingError(f"{where}: {exc}") from None
@@ -277,19 +286,26 @@ class Mapping:
 
 def load_mapping(path_or_robot: str | Path, preset: str = "lafan1") -> Mapping:
     """A mapping from a JSON file, or the shipped default of a known robot for a source preset."""
-    from ..robots.registry import KNOWN_ROBOTS, default_mapping_path
+    from ..robots.registry import KNOWN_ROBOTS
 
     s = str(path_or_robot)
     if s in KNOWN_ROBOTS:
-        return Mapping.load(default_mapping_path(s, preset))
+        return _shipped(s, preset)
     return Mapping.load(s)
+
+
+@functools.lru_cache(maxsize=32)
+def _shipped(robot: str, preset: str) -> Mapping:
+    """A shipped mapping, read once per process (mappings are immutable)."""
+    from ..robots.registry import default_mapping_path
+
+    return Mapping.load(default_mapping_path(robot, preset))
 
 
 def default_mapping(motion: Motion, robot: Robot) -> Mapping:
     """The shipped mapping for a known robot and the motion's preset."""
     from ..robots.registry import KNOWN_ROBOTS
 
-    check_family(motion, robot)
     if robot.name not in KNOWN_ROBOTS:
         raise UnknownNameError(
             "robot with a shipped mapping",

@@ -4,11 +4,10 @@
     info = render_video(result, load_robot("unitree_g1", meshes=True), "walk.gif", RenderConfig(fps=15))
 
 Modules: backend.py (OpenGL context), stage.py (render model: floor, sky, sun; frame renderer),
-video.py (frames, camera, GIF and MP4 writers), cli.py (``kinemorph render``).
+video.py (frames, camera, GIF and MP4 writers). The command is kinemorph.cli.render.
 """
 
 from .backend import GL_BACKENDS, RenderError, gl_available, gl_backend
-from .cli import add_render_parser
 from .stage import Camera, FrameRenderer, render_model
 from .video import VIDEO_FORMATS, RenderConfig, RenderInfo, camera_targets, frame_indices, render_video
 
@@ -20,7 +19,6 @@ __all__ = [
     "RenderConfig",
     "RenderError",
     "RenderInfo",
-    "add_render_parser",
     "camera_targets",
     "frame_indices",
     "gl_available",

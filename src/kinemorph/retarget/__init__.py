@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,14 +25,17 @@ Solver = Callable[..., RobotMotion]
 @dataclass(frozen=True)
 class Engine:
     """A registered engine: its config type, its solve function
-    solve(motion, robot, mapping, config, *, progress) -> RobotMotion, and named settings that
-    reproduce other tools (``compat``: name -> config factory)."""
+    solve(motion, robot, mapping, config, *, progress) -> RobotMotion, named settings that
+    reproduce other tools (``compat``: name -> config factory) and how a config of it uses a
+    mapping (``mapping_use``): "tasks" (every task: all its names are checked), "root" (the root
+    task's orientation only) or "none" (solve gets None)."""
 
     name: str
     config_type: type
     solve: Solver
     summary: str
     compat: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    mapping_use: Callable[[Any], str] = lambda config: "tasks"
 
 
 ENGINES: dict[str, Engine] = {
@@ -52,12 +57,14 @@ ENGINES: dict[str, Engine] = {
         GraphConfig,
         solve_graph,
         "per-frame optimisation of a proximity-weighted landmark graph distance (relation-preserving)",
+        mapping_use=lambda config: "root",
     ),
     "quadruped": Engine(
         "quadruped",
         QuadrupedConfig,
         solve_quadruped,
         "animal motion onto quadrupeds: natural-motion planner + regularised IK, or plain keypoint IK",
+        mapping_use=lambda config: "tasks" if config.mode == "plain" else "none",
     ),
 }
 
@@ -87,7 +94,23 @@ def retarget(
     eng = get_engine(resolve_engine(engine, motion))
     if config is not None and not isinstance(config, eng.config_type):
         raise ConfigError(f"engine {eng.name} takes a {eng.config_type.__name__}, got {type(config).__name__}")
-    return eng.solve(motion, robot, mapping, config or eng.config_type(), progress=progress)
+    cfg = config or eng.config_type()
+    robot.check_motion(motion)  # the one family check of a retarget
+    use = eng.mapping_use(cfg)
+    if use == "none":
+        mapping = None
+    else:
+        if mapping is None:
+            mapping = default_mapping(motion, robot)
+        mapping.check_names(motion, robot, where=mapping.where, root_only=use == "root")
+    result = eng.solve(motion, robot, mapping, cfg, progress=progress)
+    settings = {"engine": eng.name, "config": _plain(cfg), "mapping": None if mapping is None else mapping.where}
+    return dataclasses.replace(result, settings=settings)
+
+
+def _plain(config: Any) -> dict[str, Any]:
+    """A config dataclass as JSON-ready data."""
+    return json.loads(json.dumps(dataclasses.asdict(config), default=str))
 
 
 def resolve_engine(engine: str, motion: Motion) -> str:

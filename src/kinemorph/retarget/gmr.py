@@ -103,11 +103,11 @@ class GmrTargets:
 
 
 def build_targets(motion: Motion, robot: Robot, mapping: Mapping | None, cfg: GmrConfig) -> GmrTargets:
-    """Check the mapping (None: the robot's shipped one) and build every target at once."""
+    """Every target at once, from a mapping checked against the motion and robot (None: the
+    robot's shipped one, as :func:`kinemorph.retarget.retarget` resolves it)."""
     t0 = time.perf_counter()
     if mapping is None:
         mapping = default_mapping(motion, robot)
-    mapping.check(motion, robot)
     ratio = 1.0 if cfg.human_height is None else cfg.human_height / mapping.human_height_assumption
     stages = mapping.stages
     scaled = scaled_positions(motion, mapping, height_ratio=ratio)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -234,6 +235,16 @@ class Robot:
         out = np.array(qpos, dtype=np.float64, copy=True)
         mujoco.mj_integratePos(self.model, out, np.asarray(velocity, dtype=np.float64), dt)
         return out
+
+    def check_motion(self, motion: Any) -> None:
+        """Refuse a motion of the other family: a humanoid clip needs a humanoid robot, a quadruped
+        clip a quadruped (motions of family "other" go anywhere). ``motion``: a kinemorph Motion."""
+        family = getattr(motion, "family", "other")
+        if family != "other" and self.family and family != self.family:
+            raise KinemorphError(
+                f"{motion.source} is a {family} motion (preset {motion.preset}) but robot "
+                f"{self.name} is a {self.family}; pick a {family} robot or another motion"
+            )
 
     def clip_to_limits(self, dof_pos: np.ndarray) -> np.ndarray:
         return np.clip(dof_pos, self.lower, self.upper)

@@ -38,6 +38,8 @@ class RobotMotion:
         info: engine details (engine name, iterations per frame, timings...), JSON-serialisable.
         contacts: planted frames per foot, when the engine knows them. Shape: (T, F) bool.
         contact_bodies: the robot body of each contacts column. Shape: (F,).
+        settings: what produced the motion (engine, its config, the mapping's origin), JSON-
+            serialisable and deterministic (no timings); exports record it.
     """
 
     robot: str
@@ -50,6 +52,7 @@ class RobotMotion:
     info: dict[str, Any] = field(default_factory=dict)
     contacts: np.ndarray | None = None
     contact_bodies: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         t = self.root_pos.shape[0]

@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import KinemorphError
-from ...mapping.mapping import Mapping, check_family
+from ...mapping.mapping import Mapping
 from ...motion.motion import Motion
 from ...progress import Progress
 from ...robots.robot import Robot
@@ -26,7 +26,6 @@ from .planner import plan, source_contacts
 
 
 def _check(motion: Motion, robot: Robot) -> None:
-    check_family(motion, robot)
     if len(motion.legs) != 4:
         raise KinemorphError(
             f"{motion.source}: the quadruped engine needs the source's four legs (root, paw); preset "

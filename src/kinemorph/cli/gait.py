@@ -17,17 +17,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ._options import add_config_options, config_from_args
+
 FOOT_WARNING_CM = 1.0
 """A foot farther than this from its planned pose on some frame draws a warning [cm]."""
 
 
-def add_gait_parser(sub: Any) -> None:
+def register(sub: Any) -> None:
     """Register the ``gait`` subcommand; IK options come from GaitConfig."""
-    from ..cli_options import add_config_options
+    from ..gait.kinematic import GaitConfig
+    from ..gait.schema import style_names
     from ..io import FORMATS
     from ..robots.registry import KNOWN_ROBOTS
-    from .kinematic import GaitConfig
-    from .schema import style_names
 
     bipeds = [n for n, info in KNOWN_ROBOTS.items() if len(info.feet) == 2]
     p = sub.add_parser(
@@ -53,28 +54,22 @@ def add_gait_parser(sub: Any) -> None:
     p.add_argument("--force", action="store_true", help="overwrite existing outputs")
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
     add_config_options(p, GaitConfig, group="gait options")
-    p.set_defaults(func=cmd_gait)
+    p.set_defaults(func=run)
 
 
-def cmd_gait(args: argparse.Namespace) -> int:
-    from .._files import check_writable
-    from ..cli_options import config_from_args
-    from ..errors import ConfigError, KinemorphError
-    from ..io import FORMATS, save
+def run(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+    from ..gait.commands import load_schedule, parse_command
+    from ..gait.kinematic import GaitConfig, gait_motion
+    from ..gait.robot_table import robot_gait_info
+    from ..gait.schema import load_style
+    from ..pipeline import Outputs, load_job_robot
     from ..progress import ProgressBar
     from ..quality import evaluate
-    from ..robots import load_robot
-    from .commands import load_schedule, parse_command
-    from .kinematic import GaitConfig, gait_motion
-    from .robot_table import robot_gait_info
-    from .schema import load_style
 
     t0 = time.perf_counter()
-    if args.output.suffix.lower() not in FORMATS:
-        raise KinemorphError(f"{args.output}: unsupported output format; supported: {', '.join(FORMATS)}")
-    for out in (args.output, args.report):
-        if out is not None:
-            check_writable(out, force=args.force)
+    outputs = Outputs((args.output,), report=args.report, force=args.force)
+    outputs.check()
     config = config_from_args(GaitConfig, args)
     style = load_style(args.style)
     commands = load_schedule(args.schedule) if args.schedule else parse_command(args.command)
@@ -83,7 +78,7 @@ def cmd_gait(args: argparse.Namespace) -> int:
         duration = commands.end if args.schedule and commands.end > 0 else 10.0
     if not duration > 0:
         raise ConfigError(f"--duration must be positive, got {duration}")
-    robot = load_robot(args.robot)
+    robot = load_job_robot(args.robot)
     robot_gait_info(robot)  # refuses robots that are not bipeds
     bar = None if args.quiet else ProgressBar(f"gait {style.name} -> {robot.name}")
     motion = gait_motion(style, robot, commands, duration, config, progress=bar)
@@ -95,9 +90,7 @@ def cmd_gait(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     report = evaluate(motion, robot)
-    save(motion, args.output, robot=robot, force=args.force)
-    if args.report:
-        report.save_json(args.report, force=args.force)
+    outputs.write(motion, robot, report)
     if not args.quiet:
         print(report.table())
         print(

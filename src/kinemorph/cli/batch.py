@@ -16,22 +16,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from . import EXIT_INTERRUPTED
+from ._common import add_engine_options, engine_options, robot_help
+
 EXIT_OK = 0
 EXIT_PARTIAL = 3
-EXIT_INTERRUPTED = 130
 
 
 def _format(text: str) -> str:
     return "." + text.lower().lstrip(".")
 
 
-def add_batch_parser(sub: Any) -> None:
+def register(sub: Any) -> None:
     """Register the ``batch`` subcommand; engine options come from the engines' config dataclasses."""
-    from ..cli_options import add_config_options
     from ..io import FORMATS
-    from ..motion.presets import PRESETS
-    from ..retarget import ENGINES
-    from ..robots.registry import KNOWN_ROBOTS
 
     p = sub.add_parser(
         "batch",
@@ -40,10 +38,7 @@ def add_batch_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("inputs", nargs="+", help="motion files or quoted glob patterns ('clips/**/*.bvh')")
-    p.add_argument("--robot", required=True, help=f"robot name ({', '.join(KNOWN_ROBOTS)}) or an MJCF/URDF path")
-    p.add_argument("--engine", default="gmr", choices=list(ENGINES), help="retargeting engine [default: gmr]")
-    p.add_argument("--mapping", type=Path, help="mapping JSON (GMR ik_config layout); default: the robot's shipped one")
-    p.add_argument("--preset", default="auto", choices=["auto", *PRESETS], help="how to read sources [default: auto]")
+    p.add_argument("--robot", required=True, help=robot_help())
     p.add_argument("--out", type=Path, required=True, help="output folder: outputs, manifest.jsonl, summary.csv")
     p.add_argument(
         "--format",
@@ -60,12 +55,9 @@ def add_batch_parser(sub: Any) -> None:
         "else a local Ray) or a cluster address such as HEAD_IP:6379",
     )
     p.add_argument("--force", action="store_true", help="redo every input, even those whose output is up to date")
-    compat = sorted({c for e in ENGINES.values() for c in e.compat})
-    p.add_argument("--compat", choices=compat, help="reproduce another tool's settings (gmr: GMR's BVH pipeline)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, only failures")
-    for name, eng in ENGINES.items():
-        add_config_options(p, eng.config_type, group=f"{name} engine options")
-    p.set_defaults(func=cmd_batch)
+    add_engine_options(p)
+    p.set_defaults(func=run)
 
 
 @contextmanager
@@ -86,18 +78,10 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def cmd_batch(args: argparse.Namespace) -> int:
-    from ..cli_options import config_from_args
-    from ..errors import KinemorphError
-    from ..retarget import get_engine
-    from .progress import FileProgressBar
-    from .runner import run_batch
+def run(args: argparse.Namespace) -> int:
+    from ..batch.progress import FileProgressBar
+    from ..batch.runner import run_batch
 
-    engine = get_engine(args.engine)
-    if args.compat and args.compat not in engine.compat:
-        raise KinemorphError(f"engine {engine.name} has no {args.compat!r} settings; valid: {', '.join(engine.compat)}")
-    base = engine.compat[args.compat]() if args.compat else None
-    config = config_from_args(engine.config_type, args, base)
     bar = None if args.quiet else FileProgressBar(f"batch -> {Path(args.robot).stem}")
     try:
         with _sigterm_as_interrupt():
@@ -106,7 +90,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
                 args.out,
                 robot=args.robot,
                 engine=args.engine,
-                config=config,
+                options=engine_options(args),
+                compat=args.compat,
                 mapping=args.mapping,
                 preset=args.preset,
                 format=args.format,

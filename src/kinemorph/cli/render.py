@@ -15,11 +15,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._options import add_config_options, config_from_args
 
-def add_render_parser(sub: Any) -> None:
+
+def register(sub: Any) -> None:
     """Register the ``render`` subcommand; video options come from RenderConfig."""
-    from ..cli_options import add_config_options
-    from .video import VIDEO_FORMATS, RenderConfig
+    from ..render.video import VIDEO_FORMATS, RenderConfig
 
     p = sub.add_parser(
         "render",
@@ -35,16 +36,15 @@ def add_render_parser(sub: Any) -> None:
     p.add_argument("--force", action="store_true", help="overwrite an existing video")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_config_options(p, RenderConfig, group="video options")
-    p.set_defaults(func=cmd_render)
+    p.set_defaults(func=run)
 
 
-def cmd_render(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from .._files import check_writable
-    from ..cli_options import config_from_args
     from ..io import load
     from ..progress import ProgressBar
+    from ..render.video import RenderConfig, render_video
     from ..robots import load_robot
-    from .video import RenderConfig, render_video
 
     check_writable(args.output, force=args.force)
     config = config_from_args(RenderConfig, args)
@@ -66,13 +66,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def _source_keypoints(source: Path, mapping_path: Path | None, robot: Any, frames: int) -> Any:
     from ..errors import KinemorphError
-    from ..mapping.mapping import Mapping
-    from ..motion import load_motion
-    from ..retarget import retarget
+    from ..pipeline import RetargetJob, run_job
 
-    clip = load_motion(source)
-    mapping = Mapping.load(mapping_path) if mapping_path else None
-    result = retarget(clip, robot, mapping)
+    result = run_job(RetargetJob(source, robot, mapping_path, evaluate=False)).result
     if result.keypoints is None:
         raise KinemorphError(f"{source}: the engine gives no keypoints to overlay")
     if result.num_frames != frames:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 
-def add_app_parser(sub: Any) -> None:
+def register(sub: Any) -> None:
     """Register the ``app`` subcommand."""
-    from .sources import MAX_UPLOAD_BYTES
+    from ..app.sources import MAX_UPLOAD_BYTES
 
     p = sub.add_parser(
         "app",
@@ -42,17 +42,17 @@ def add_app_parser(sub: Any) -> None:
         default=MAX_UPLOAD_BYTES / 1024 / 1024,
         help="largest upload accepted [MB; default: 50]",
     )
-    p.set_defaults(func=cmd_app)
+    p.set_defaults(func=run)
 
 
-def cmd_app(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from ..errors import KinemorphError
 
     try:
         import viser  # noqa: F401
     except ImportError:
         raise KinemorphError("the app needs viser: pip install 'kinemorph[app]'") from None
-    from .server import start_app
+    from ..app.server import start_app
 
     for p in args.robot_model:
         if not p.is_file() or p.suffix.lower() not in (".xml", ".urdf"):

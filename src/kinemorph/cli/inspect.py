@@ -1,0 +1,37 @@
+"""``kinemorph inspect``: a motion file's skeleton, frames, fps and duration."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    from ..motion.presets import PRESETS
+
+    p = sub.add_parser("inspect", help="show a motion file's skeleton, frames, fps and duration")
+    p.add_argument("input", type=Path)
+    p.add_argument("--preset", default="auto", choices=["auto", *PRESETS])
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..motion import load_motion
+
+    m = load_motion(args.input, args.preset)
+    sk = m.skeleton
+    print(f"{args.input}: preset {m.preset} ({m.family}), {m.num_frames} frames at {m.fps:g} fps = {m.duration:.2f} s")
+    print(
+        f"{sk.num_joints} joints, {sk.num_channels} channels, {len(sk.end_sites)} End Sites, "
+        f"stature {m.stature():.2f} m"
+    )
+    depth = {0: 0}
+    for j in range(sk.num_joints):
+        if j:
+            depth[j] = depth[int(sk.parents[j])] + 1
+        print(f"  {'  ' * depth[j]}{sk.names[j]}  [{' '.join(c[0] + c[1:4] for c in sk.channels[j])}]")
+    extra = m.body_names[sk.num_joints :]
+    if extra:
+        print(f"virtual bodies: {', '.join(extra)}")
+    return 0

@@ -1,0 +1,51 @@
+"""``kinemorph retarget``: one clip onto one robot, with its quality table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ._common import add_engine_options, engine_options, robot_help
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("retarget", help="retarget a motion file onto a robot")
+    p.add_argument("input", type=Path, help="motion file (.bvh, keypoint .npz)")
+    p.add_argument("--robot", required=True, help=robot_help())
+    p.add_argument("-o", "--output", type=Path, required=True, help="output file: .npz .pkl .csv or .json")
+    p.add_argument("--force", action="store_true", help="overwrite existing outputs")
+    p.add_argument("--report", type=Path, help="also save the quality report as JSON")
+    p.add_argument("--plot", type=Path, help="also save a PNG of per-frame tracking error and joint curves")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    add_engine_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pipeline import Outputs, RetargetJob, run_job
+    from ..progress import ProgressBar
+    from ..retarget import timing_summary
+
+    t0 = time.perf_counter()
+    job = RetargetJob(
+        args.input,
+        args.robot,
+        args.mapping,
+        engine=args.engine,
+        options=engine_options(args),
+        compat=args.compat,
+        preset=args.preset,
+        outputs=Outputs((args.output,), report=args.report, plot=args.plot, force=args.force),
+    )
+    bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {Path(args.robot).stem}")
+    done = run_job(job, progress=bar)
+    warning = done.result.info.get("warning")
+    if warning:
+        print(f"kinemorph: warning: {warning}", file=sys.stderr)
+    if not args.quiet and done.report is not None:
+        print(done.report.table())
+        print(f"{timing_summary(done.result)}; total {time.perf_counter() - t0:.2f} s -> {args.output}")
+    return 0
