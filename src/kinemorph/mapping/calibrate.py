@@ -346,9 +346,13 @@ def calibrate(
     return mapping, Calibration(frame=frame, yaw=yaw, snap_deg=snapped, stature=stature)
 
 
-def _virtual_source(motion: Motion, body: str) -> tuple[str, str]:
-    """(position joint, orientation joint) of a virtual body, recovered from the data."""
+def _virtual_source(motion: Motion, body: str) -> tuple:  # type: ignore[type-arg]
+    """(position joint, orientation joint[, offset]) of a virtual body: the motion's own
+    definition, else its preset's."""
     from ..motion.presets import PRESETS
+
+    if body in motion.virtual:
+        return tuple(motion.virtual[body])
 
     preset = PRESETS.get(motion.preset)
     if preset is None or body not in preset.virtual:

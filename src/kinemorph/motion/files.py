@@ -11,25 +11,89 @@ from ..errors import ConfigError, MotionFileError
 from .bvh import format_bvh, read_bvh
 from .keypoints import read_keypoints
 from .motion import Motion
-from .presets import _Y_UP_TO_Z_UP, UNITS, Preset, apply_preset, change_frame
+from .presets import _Y_UP_TO_Z_UP, UNITS, Preset, apply_preset, change_frame, detect_preset, fps_from_frame_time
 
 
-def load_motion(path: str | Path, preset: str | Preset = "auto") -> Motion:
+def load_motion(
+    path: str | Path,
+    preset: str | Preset = "auto",
+    *,
+    unit: str | float | None = None,
+    up: str | None = None,
+    strict: bool = False,
+    fps: float | None = None,
+    body_model: str | Path | None = None,
+) -> Motion:
     """Load a motion file into the library's Z-up metre convention.
 
-    preset: "auto" (recognise LAFAN1 and dog skeletons by their joint names, else generic),
-    a preset name ("lafan1", "dog", "generic") or a Preset. A .npz holds keypoint trajectories
-    (layout in motion/keypoints.py) and needs no preset.
+    preset: "auto" (LAFAN1 and dog skeletons by their joint names; any other skeleton through rig
+    recognition, kinemorph.motion.rig: landmarks, family, up axis, unit and floor detected), a
+    preset name ("lafan1", "dog"; "generic" = recognition without the named presets) or a Preset.
+    unit: overrides the detected unit: "m", "cm", "mm", "inch", "ft", "cmu" or metres per unit.
+    up: overrides the detected up axis: "x", "y", "z", "-x", "-y" or "-z".
+    strict: refuse (RigError) what would otherwise be a warning (e.g. an implausible stature).
+    fps: resample to this rate [1/s] (rotations by slerp, translations linearly).
+    body_model: SMPL-family .npz files (AMASS): the body model file, or a folder of them
+        (default: the environment variable KINEMORPH_BODY_MODELS).
+    A .npz holds keypoint trajectories (layout in motion/keypoints.py) or AMASS-style SMPL
+    parameters (motion/smpl.py).
     """
-    p = Path(path)
+    motion = _load(Path(path), preset, unit=unit, up=up, strict=strict, body_model=body_model)
+    if fps is not None:
+        from .resample import resample
+
+        motion = resample(motion, fps)
+    return motion
+
+
+def _load(
+    p: Path,
+    preset: str | Preset,
+    *,
+    unit: str | float | None,
+    up: str | None,
+    strict: bool,
+    body_model: str | Path | None,
+) -> Motion:
     suffix = p.suffix.lower()
     if suffix == ".npz":
+        from .smpl import is_smpl_file, read_smpl
+
+        if is_smpl_file(p):
+            return read_smpl(p, body_model=body_model, unit=unit, up=up, strict=strict)
         if preset not in ("auto", "keypoints"):
             raise MotionFileError(p, f"keypoint .npz files take no preset (got {preset!r}); their layout says it")
         return read_keypoints(p)
     if suffix != ".bvh":
-        raise MotionFileError(p, f"unsupported motion format {suffix or '(none)'!r}; supported: .bvh, .npz (keypoints)")
-    return apply_preset(read_bvh(p), preset, source=str(p))
+        raise MotionFileError(
+            p, f"unsupported motion format {suffix or '(none)'!r}; supported: .bvh, .npz (keypoints or AMASS)"
+        )
+    data = read_bvh(p)
+    if isinstance(preset, str) and preset in ("auto", "generic"):
+        named = detect_preset(data.skeleton) if preset == "auto" else "generic"
+        if named == "generic" or unit is not None or up is not None:
+            from .rig import motion_from_raw
+
+            local_rot, local_pos = data.local_transforms()
+            return motion_from_raw(
+                data.skeleton,
+                local_rot,
+                local_pos,
+                fps_from_frame_time(data.frame_time),
+                source=str(p),
+                unit=unit,
+                up=up,
+                strict=strict,
+            )
+        from dataclasses import replace
+
+        from .rig.load import preset_report
+
+        motion = apply_preset(data, named, source=str(p))
+        return replace(motion, rig=preset_report(motion, data.skeleton, *data.local_transforms()))
+    elif unit is not None or up is not None:
+        raise ConfigError(f"{p}: unit and up overrides go with preset 'auto' or 'generic', not a fixed preset")
+    return apply_preset(data, preset, source=str(p))
 
 
 def save_bvh(motion: Motion, path: str | Path, *, up: str = "y", unit: str = "cm", force: bool = False) -> Path:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import KinemorphError, UnknownNameError
 from ..transforms import quat_mul, quat_rotate
 from .skeleton import Skeleton
+
+if TYPE_CHECKING:
+    from .rig.report import RigReport
 
 FAMILIES = ("humanoid", "quadruped", "other")
 
@@ -50,6 +54,9 @@ class Motion:
         preset: the preset that produced it.
         legs: quadrupeds: (leg root, paw) body per leg in the order FL, FR, RL, RR (empty otherwise).
         landmarks: humanoids: the body per name of kinemorph.conventions.LANDMARKS (empty otherwise).
+        virtual: the extra bodies after the joints: name -> (joint giving the position, joint giving
+            the orientation) or (..., offset in the position joint's frame [m]).
+        rig: what rig recognition found (landmarks, unit, up axis), None when not run.
     """
 
     skeleton: Skeleton
@@ -65,6 +72,8 @@ class Motion:
     meta: dict[str, float] = field(default_factory=dict)
     legs: tuple[tuple[str, str], ...] = ()
     landmarks: tuple[str, ...] = ()
+    virtual: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    rig: RigReport | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         t = self.local_rotations.shape[0]
@@ -104,23 +113,30 @@ class Motion:
         local_rotations: np.ndarray,
         local_positions: np.ndarray,
         *,
-        virtual: dict[str, tuple[str, str]] | None = None,
+        virtual: dict[str, tuple[Any, ...]] | None = None,
         family: str = "other",
         source: str = "<memory>",
         preset: str = "generic",
         legs: tuple[tuple[str, str], ...] = (),
         landmarks: tuple[str, ...] = (),
+        rig: RigReport | None = None,
     ) -> Motion:
         """Build a motion by forward kinematics.
 
         virtual: extra bodies, name -> (joint giving the position, joint giving the orientation),
-        e.g. LAFAN1's LeftFootMod = (LeftFoot, LeftToe).
+        e.g. LAFAN1's LeftFootMod = (LeftFoot, LeftToe), optionally with a third item, an offset
+        (3,) [m] in the position joint's frame (e.g. an End Site used as a paw).
         """
         gpos, grot = forward_kinematics(skeleton, local_rotations, local_positions)
         names = list(skeleton.names)
         if virtual:
-            extra_p = [gpos[:, skeleton.index(p)] for p, _ in virtual.values()]
-            extra_r = [grot[:, skeleton.index(r)] for _, r in virtual.values()]
+            extra_p = []
+            for spec in virtual.values():
+                p = gpos[:, skeleton.index(spec[0])]
+                if len(spec) > 2 and np.any(spec[2]):
+                    p = p + quat_rotate(grot[:, skeleton.index(spec[0])], np.asarray(spec[2], float))
+                extra_p.append(p)
+            extra_r = [grot[:, skeleton.index(spec[1])] for spec in virtual.values()]
             gpos = np.concatenate([gpos, np.stack(extra_p, axis=1)], axis=1)
             grot = np.concatenate([grot, np.stack(extra_r, axis=1)], axis=1)
             names += list(virtual)
@@ -137,6 +153,8 @@ class Motion:
             preset=preset,
             legs=legs,
             landmarks=landmarks,
+            virtual=dict(virtual or {}),
+            rig=rig,
         )
 
     @property

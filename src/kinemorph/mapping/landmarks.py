@@ -1,0 +1,107 @@
+"""Mappings over canonical landmarks, so that any recognised rig uses the shipped robot mappings.
+
+The shipped humanoid mappings are written for LAFAN1's joint names; LAFAN1_LANDMARKS says which
+canonical landmark (kinemorph.motion.rig.HUMANOID_LANDMARKS, plus ``foot_l``/``foot_r``: the
+ankle's position with the toe's orientation, GMR's FootMod) each name is. For another rig the
+template is renamed to that rig's joints (its recognised landmark table) and calibrated on its
+own standing frame (mapping/calibrate.py): scales and rotation offsets depend on each rig's
+proportions and joint frames, so they are measured, not copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import MappingError
+from ..motion.motion import Motion
+from ..motion.rig import foot_body, require_rig
+from ..robots.robot import Robot
+from .mapping import BodyTask, Mapping
+
+LAFAN1_LANDMARKS: dict[str, str] = {
+    "Hips": "pelvis",
+    "Spine2": "chest",
+    **{
+        f"{side}{joint}": f"{mark}_{side[0].lower()}"
+        for side in ("Left", "Right")
+        for joint, mark in (
+            ("UpLeg", "hip"),
+            ("Leg", "knee"),
+            ("FootMod", "foot"),
+            ("Foot", "ankle"),
+            ("Toe", "toe"),
+            ("Arm", "shoulder"),
+            ("ForeArm", "elbow"),
+            ("Hand", "wrist"),
+            ("Shoulder", "clavicle"),
+        )
+    },
+    "Neck": "neck",
+    "Head": "head",
+    "Spine": "spine",
+}
+"""LAFAN1 joint (or virtual body) -> canonical landmark; what rig recognition finds on LAFAN1."""
+
+
+def rename_sources(mapping: Mapping, table: dict[str, str], *, where: str = "mapping") -> Mapping:
+    """The mapping with its source bodies renamed by ``table`` (every source body must be in it)."""
+    missing = [b for b in mapping.source_bodies() if b not in table]
+    if missing:
+        raise MappingError(f"{where}: no landmark for source bodies {', '.join(missing)}")
+
+    def stage(tasks: tuple[BodyTask, ...]) -> tuple[BodyTask, ...]:
+        return tuple(replace(t, source_body=table[t.source_body]) for t in tasks)
+
+    scales: dict[str, float] = {}
+    for k, v in mapping.scales.items():
+        if k in table:
+            scales.setdefault(table[k], v)
+    return replace(
+        mapping,
+        source_root=table[mapping.source_root],
+        scales=scales,
+        stage1=stage(mapping.stage1),
+        stage2=stage(mapping.stage2),
+        source_preset=None,
+    )
+
+
+def landmark_template(robot: Robot) -> Mapping:
+    """The robot's shipped LAFAN1 mapping over canonical landmark names."""
+    from .mapping import load_mapping
+
+    shipped = load_mapping(robot.name, "lafan1")
+    return rename_sources(shipped, LAFAN1_LANDMARKS, where=f"shipped mapping of {robot.name}")
+
+
+def rig_table(motion: Motion) -> dict[str, str]:
+    """Canonical landmark -> body of the motion (its recognised joints; foot_l/foot_r are the
+    virtual foot bodies when the rig has toes, else the ankles)."""
+    rep = require_rig(motion)
+    if rep.family != "humanoid":
+        raise MappingError(
+            f"{motion.source} is a {rep.family} rig; landmark mappings are for humanoids "
+            "(quadrupeds use the quadruped engine's natural mode)"
+        )
+    table = dict(rep.landmarks)
+    for side in "lr":
+        body = foot_body(side)
+        table[f"foot_{side}"] = body if body in motion.body_names else table[f"ankle_{side}"]
+    return table
+
+
+def landmark_mapping(motion: Motion, robot: Robot, template: Mapping | None = None) -> Mapping:
+    """A mapping for a recognised humanoid rig: ``template`` (over canonical landmarks; default the
+    robot's shipped one) renamed to the rig's joints, then calibrated on the rig's standing frame."""
+    from .calibrate import calibrate
+
+    tpl = template if template is not None else landmark_template(robot)
+    table = rig_table(motion)
+    unknown = [b for b in tpl.source_bodies() if b not in table]
+    if unknown:
+        raise MappingError(
+            f"landmark mapping names {', '.join(unknown)}, which are no landmarks; valid: {', '.join(table)}"
+        )
+    renamed = rename_sources(tpl, table)
+    mapping, _ = calibrate(renamed, motion, robot)
+    return mapping

@@ -1,0 +1,357 @@
+"""Rig recognition: canonical landmarks, family, up axis, unit and floor of a skeleton.
+
+1. Limb chains from names (names.py, chains.by_names); when they do not give two legs and two
+   arms, from the tree's shape (chains.by_structure).
+2. Up axis: the legs point down (hips above ankles on the sample frames), snapped to an axis.
+3. Family: a trunk far from vertical with the arms' ends on the floor is a quadruped.
+4. Sides (shape only): forward is where the toes (else the bent knees; quadrupeds: the front
+   legs) point; left = up x forward.
+5. Unit: the named unit giving a plausible stature (head top to the floor the feet return to),
+   else a scale making it 1.7 m (with a warning). Floor: the plane the feet return to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .axes import (
+    ANIMAL_UNITS,
+    HUMAN_STATURE,
+    STATURE_RATIOS,
+    PLAUSIBLE_STATURE,
+    QUADRUPED_HIP_HEIGHT,
+    axis_name,
+    floor_height,
+    parse_unit,
+    parse_up,
+    pick_unit,
+    snap_axis,
+    to_z_up,
+)
+from .chains import Chains, by_names, by_structure
+from .names import central_rank, common_prefix, parse_name
+from .report import README_SECTION, RigReport
+from .rigs import rig_family
+from .tree import PosedTree
+
+TYPICAL_STATURE = 1.7  # [m] used when no named unit fits
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """A report plus what converting the motion needs.
+
+    Attributes:
+        report: what was recognised.
+        rotation: file axes to the Z-up world (3x3).
+        scale: metres per file unit.
+        floor: the floor's height in the converted motion [m] (to subtract).
+        virtual: extra bodies, name -> (position joint, orientation joint, offset in the position
+            joint's frame [m]); humanoid feet (ankle position, toe orientation) and End Site paws.
+        landmarks: humanoids: the body per kinemorph.conventions.LANDMARKS name.
+        legs: quadrupeds: (root, paw body) per leg FL, FR, RL, RR.
+    """
+
+    report: RigReport
+    rotation: np.ndarray
+    scale: float
+    floor: float
+    virtual: dict[str, tuple[str, str, tuple[float, float, float]]] = field(default_factory=dict)
+    landmarks: tuple[str, ...] = ()
+    legs: tuple[tuple[str, str], ...] = ()
+
+
+def foot_body(side: str) -> str:
+    """Name of the virtual foot body of a recognised humanoid (ankle position, toe orientation)."""
+    return f"landmark:foot_{side}"
+
+
+def _fail(source: str, found: str, missing: list[str], why: str, up: str = "y") -> RigReport:
+    recipe = (
+        "write a mapping over your joint names (start from `kinemorph calibrate --mapping FILE`) "
+        f"and pass it with --mapping; see the {README_SECTION}"
+    )
+    problem = f"{source}: {why}; found {found or 'nothing'}; missing {', '.join(missing) or '-'}; {recipe}"
+    return RigReport(source=source, family="other", rig="", method="names", up=up, missing=tuple(missing),
+                     problem=problem)  # fmt: skip
+
+
+def _found_text(tree: PosedTree, ch: Chains) -> str:
+    names = tree.skeleton.names
+    parts = []
+    for kind, limbs in (("leg", ch.legs), ("arm", ch.arms)):
+        for i, limb in enumerate(limbs):
+            got = [names[j] for j in limb.values() if j is not None]
+            if got:
+                parts.append(f"{kind} {'>'.join(got)}")
+    if ch.head is not None:
+        parts.append(f"head {names[ch.head]}")
+    return "; ".join(parts)
+
+
+def _pelvis_candidates(tree: PosedTree) -> list[int]:
+    prefix = common_prefix(tree.skeleton.names)
+    out = []
+    for j, n in enumerate(tree.skeleton.names):
+        r = central_rank(parse_name(n, prefix), "pelvis")
+        if r is not None and r < 3:  # hips, pelvis, hip
+            out.append(j)
+    return out
+
+
+def recognise(
+    tree: PosedTree,
+    *,
+    source: str,
+    unit: str | float | None = None,
+    up: str | None = None,
+) -> Recognition:
+    """Recognise a rig from its tree and sample poses (file units and axes); see the module docstring."""
+    names = tree.skeleton.names
+    ch = by_names(tree)
+    if not ch.complete:
+        st = by_structure(tree)
+        if st.limb_count not in (0, 4) and st.limb_count != len(st.legs) * 2:
+            pass
+        if st.limb_count > 4 or (st.limb_count == 2 and not ch.legs):
+            legs = st.limb_count
+            return _report(_fail(source, _found_text(tree, ch), ch.missing,
+                                 f"the rig has {legs} paired limbs; kinemorph retargets two-legged "
+                                 "(humanoid) and four-legged rigs only"), tree)  # fmt: skip
+        if not st.complete:
+            missing = ch.missing if ch.missing and len(ch.missing) <= len(st.missing) + 6 else st.missing
+            return _report(_fail(source, _found_text(tree, ch), missing,
+                                 "no two legs and two arms recognised by joint names or by the tree's shape"), tree)
+        if ch.head is not None and st.head is None:
+            st.head = ch.head
+        ch = st
+    cands = _pelvis_candidates(tree)
+    roots = [a for a in cands if not any(tree.is_ancestor(b, a) for b in cands if b != a)]
+    hips_lca = tree.lca([ch.legs[0]["hip"], ch.legs[1]["hip"]])  # type: ignore[list-item]
+    if len(roots) > 1 and ch.method == "names":
+        return _report(_fail(source, ", ".join(names[j] for j in roots), [],
+                             f"ambiguous rig: {len(roots)} candidate pelvises "
+                             f"({', '.join(names[j] for j in roots)}) in separate branches"), tree)  # fmt: skip
+    pos = tree.positions
+    legs_j = [[c["hip"], c["ankle"]] for c in ch.legs]
+    # 2. up: hips above ankles
+    if up is None:
+        v = sum(pos[:, h] - pos[:, a] for h, a in legs_j)
+        up_vec = snap_axis(np.mean(v / (np.linalg.norm(v, axis=-1, keepdims=True) + 1e-12), axis=0))
+        up_source = "detected"
+    else:
+        up_vec, up_source = parse_up(up), "given"
+    rot = to_z_up(up_vec)
+    P = pos @ rot.T
+    tips = tree.tips @ rot.T
+    z = P[..., 2]
+    # 3. family
+    pelvis = tree.lca([ch.legs[0]["hip"], ch.legs[1]["hip"]])  # type: ignore[list-item]
+    chest = tree.lca([ch.arms[0]["shoulder"], ch.arms[1]["shoulder"]])  # type: ignore[list-item]
+    trunk = P[:, chest] - P[:, pelvis]
+    trunk_up = np.median(trunk[:, 2] / (np.linalg.norm(trunk, axis=-1) + 1e-12))
+    feet = [_distal(tree, c["ankle"]) for c in ch.legs]  # type: ignore[arg-type]
+    hands = [_distal(tree, c["wrist"]) for c in ch.arms]  # type: ignore[arg-type]
+    low_feet = np.min([_lowest(P, tips, f, tree) for f in feet], axis=0)  # (K,)
+    floor_raw = floor_height(low_feet)
+    hip_h = np.median(np.mean([z[:, c["hip"]] for c in ch.legs], axis=0)) - floor_raw
+    hand_h = np.median(np.min([_lowest(P, tips, f, tree) for f in hands], axis=0)) - floor_raw
+    quadruped = trunk_up < 0.55 and hand_h < 0.35 * hip_h
+    family = "quadruped" if quadruped else "humanoid"
+    # 4. sides
+    if not ch.sided:
+        fwd = _forward(tree, P, ch, quadruped, pelvis, chest)
+        left = np.cross([0.0, 0.0, 1.0], fwd)
+        for limbs, key in ((ch.legs, "hip"), (ch.arms, "shoulder")):
+            d = np.median((P[:, limbs[0][key]] - P[:, limbs[1][key]]) @ left)
+            if d < 0:
+                limbs.reverse()
+    # 5. unit and floor
+    head = ch.head if ch.head is not None else chest
+    if quadruped:
+        height_raw = float(hip_h)
+        plausible, typical, order = QUADRUPED_HIP_HEIGHT, 0.6, ANIMAL_UNITS
+    else:
+        height_raw = _stature(z, floor_raw, ch, head)
+        plausible, typical, order = HUMAN_STATURE, TYPICAL_STATURE, None
+    warnings: list[str] = []
+    problem = ""
+    what = "hip height" if quadruped else "stature"
+    if unit is None:
+        picked = pick_unit(height_raw, plausible, typical, order=order)
+        if picked is None:
+            scale = typical / max(height_raw, 1e-9)
+            unit_name = f"{scale:.6g} m"
+            warnings.append(f"{source}: no common unit gives a plausible {what} ({height_raw:.4g} file units "
+                            f"from head to feet); scaled to {typical} m: pass --unit if that is wrong")  # fmt: skip
+        else:
+            unit_name, scale = picked
+        unit_source = "detected"
+    else:
+        unit_name, scale = parse_unit(unit)
+        unit_source = "given"
+    height = height_raw * scale
+    lo, hi = PLAUSIBLE_STATURE if not quadruped else QUADRUPED_HIP_HEIGHT
+    if not lo <= height <= hi:
+        msg = f"{source}: with unit {unit_name} the {what} is {height:.2f} m, outside the plausible {lo}-{hi} m"
+        if unit_source == "given":
+            alt = pick_unit(height_raw, plausible, typical, order=order)
+            hint = f" (unit {alt[0]} gives {height_raw * alt[1]:.2f} m)" if alt else ""
+            problem = msg + hint
+        else:
+            warnings.append(msg)
+    report = RigReport(
+        source=source,
+        family=family,
+        rig=rig_family(names) if ch.method == "names" else "structure",
+        method=ch.method,
+        up=axis_name(up_vec),
+        up_source=up_source,
+        unit=unit_name,
+        scale=scale,
+        unit_source=unit_source,
+        stature=height,
+        floor=floor_raw * scale,
+        problem=problem,
+        warnings=tuple(warnings),
+    )
+    return _finish(report, tree, ch, rot, scale, pelvis, chest, head, feet, hands, P, tips)
+
+
+def _report(report: RigReport, tree: PosedTree) -> Recognition:
+    """A failed recognition: axes and unit by the old rule (y up; centimetres when large)."""
+    extent = float(np.ptp(tree.positions[0], axis=0).max())
+    scale = 0.01 if extent > 30.0 else 1.0
+    from dataclasses import replace
+
+    report = replace(report, unit="cm" if scale == 0.01 else "m", scale=scale, up="y", unit_source="detected")
+    return Recognition(report=report, rotation=to_z_up(np.array([0.0, 1.0, 0.0])), scale=scale, floor=0.0)
+
+
+def _distal(tree: PosedTree, j: int) -> list[int]:
+    """A joint and its descendants (the hand or foot and what hangs below it), as joint indices."""
+    return [j, *tree.descendants(j)]
+
+
+def _lowest(P: np.ndarray, tips: np.ndarray, joints: list[int], tree: PosedTree) -> np.ndarray:
+    """Per frame, the lowest height among joints and End Sites of those joints. Shape: (K,)."""
+    z = P[:, joints, 2].min(axis=1)
+    t = tree.tips_of(joints)
+    return np.minimum(z, tips[:, t, 2].min(axis=1)) if t else z
+
+
+def _stature(z: np.ndarray, floor: float, ch: Chains, head: int) -> float:
+    """Stature [file units] on standing frames: the median of the statures that shoulder, hip and
+    head heights give through STATURE_RATIOS (robust to rigs whose head joint or head End Site sit
+    high or low), each height the 75th percentile over frames (crouches count less)."""
+
+    def height(joints: list[int]) -> float:
+        return float(np.quantile(np.mean(z[:, joints], axis=1) - floor, 0.75))
+
+    est = [
+        height([c["shoulder"] for c in ch.arms]) / STATURE_RATIOS["shoulder"],  # type: ignore[misc]
+        height([c["hip"] for c in ch.legs]) / STATURE_RATIOS["hip"],  # type: ignore[misc]
+        height([head]) / STATURE_RATIOS["head"],
+    ]
+    return float(np.median(est))
+
+
+def _forward(tree: PosedTree, P: np.ndarray, ch: Chains, quadruped: bool, pelvis: int, chest: int) -> np.ndarray:
+    """Horizontal forward direction (unit) of a rig whose sides are unknown."""
+    if quadruped:
+        v = np.median(P[:, chest] - P[:, pelvis], axis=0)
+    elif all(c["toe"] is not None for c in ch.legs):
+        v = np.median(sum(P[:, c["toe"]] - P[:, c["ankle"]] for c in ch.legs), axis=0)
+    else:  # bent knees point forward
+        v = np.zeros(3)
+        for c in ch.legs:
+            mid = 0.5 * (P[:, c["hip"]] + P[:, c["ankle"]])
+            v += np.sum(P[:, c["knee"]] - mid, axis=0)
+    v = np.array([v[0], v[1], 0.0])
+    n = np.linalg.norm(v)
+    return v / n if n > 1e-12 else np.array([1.0, 0.0, 0.0])
+
+
+def _finish(
+    report: RigReport,
+    tree: PosedTree,
+    ch: Chains,
+    rot: np.ndarray,
+    scale: float,
+    pelvis: int,
+    chest: int,
+    head: int,
+    feet: list[list[int]],
+    hands: list[list[int]],
+    P: np.ndarray,
+    tips: np.ndarray,
+) -> Recognition:
+    from dataclasses import replace
+
+    names = tree.skeleton.names
+    lm: dict[str, str] = {}
+    base = tree.lca([pelvis, chest])
+    spine_path = tree.path(base, chest)
+    spine = next((j for j in spine_path[1:] if tree.lengths[j] > 0), chest)
+    neck_path = tree.path(chest, head) if tree.is_ancestor(chest, head) else [chest, head]
+    neck = next((j for j in neck_path[1:-1] if tree.lengths[j] > 0), head if len(neck_path) > 1 else chest)
+    lm.update(pelvis=names[pelvis], spine=names[spine], chest=names[chest], neck=names[neck], head=names[head])
+    virtual: dict[str, tuple[str, str, tuple[float, float, float]]] = {}
+    for side, leg, arm in zip("lr", ch.legs, ch.arms):
+        lm[f"hip_{side}"] = names[leg["hip"]]  # type: ignore[index]
+        lm[f"knee_{side}"] = names[leg["knee"]]  # type: ignore[index]
+        lm[f"ankle_{side}"] = names[leg["ankle"]]  # type: ignore[index]
+        lm[f"toe_{side}"] = names[leg["toe"] if leg["toe"] is not None else leg["ankle"]]  # type: ignore[index]
+        sh = arm["shoulder"]
+        lm[f"clavicle_{side}"] = names[arm["clavicle"] if arm["clavicle"] is not None else sh]  # type: ignore[index]
+        lm[f"shoulder_{side}"] = names[sh]  # type: ignore[index]
+        lm[f"elbow_{side}"] = names[arm["elbow"]]  # type: ignore[index]
+        lm[f"wrist_{side}"] = names[arm["wrist"]]  # type: ignore[index]
+    order = [k for k in (
+        "pelvis", "spine", "chest", "neck", "head", "hip_l", "hip_r", "knee_l", "knee_r", "ankle_l", "ankle_r",
+        "toe_l", "toe_r", "clavicle_l", "clavicle_r", "shoulder_l", "shoulder_r", "elbow_l", "elbow_r",
+        "wrist_l", "wrist_r")]  # fmt: skip
+    lm = {k: lm[k] for k in order}
+    if report.family == "humanoid":
+        for side in "lr":
+            if lm[f"toe_{side}"] != lm[f"ankle_{side}"]:
+                virtual[foot_body(side)] = (lm[f"ankle_{side}"], lm[f"toe_{side}"], (0.0, 0.0, 0.0))
+        landmarks = tuple(lm[k] for k in (
+            "pelvis", "neck", "shoulder_l", "shoulder_r", "elbow_l", "elbow_r", "wrist_l", "wrist_r",
+            "knee_l", "knee_r", "ankle_l", "ankle_r", "toe_l", "toe_r"))  # fmt: skip
+        return Recognition(replace(report, landmarks=lm), rot, scale, report.floor, virtual, landmarks)
+    legs = []
+    for leg_id, (root, group) in zip(
+        ("FL", "FR", "RL", "RR"),
+        ((lm["shoulder_l"], hands[0]), (lm["shoulder_r"], hands[1]), (lm["hip_l"], feet[0]), (lm["hip_r"], feet[1])),
+    ):
+        paw = _paw(tree, P, tips, group, scale, leg_id, virtual)
+        legs.append((root, paw))
+    return Recognition(replace(report, landmarks=lm, legs=tuple(legs)), rot, scale, report.floor, virtual, (), tuple(legs))
+
+
+def _paw(
+    tree: PosedTree,
+    P: np.ndarray,
+    tips: np.ndarray,
+    group: list[int],
+    scale: float,
+    leg: str,
+    virtual: dict[str, tuple[str, str, tuple[float, float, float]]],
+) -> str:
+    """The paw body of a leg: its lowest joint on median, or an End Site below it (a virtual body)."""
+    names = tree.skeleton.names
+    zj = np.median(P[:, group, 2], axis=0)
+    best = group[int(np.argmin(zj))]
+    t = tree.tips_of(group)
+    if t:
+        zt = np.median(tips[:, t, 2], axis=0)
+        k = int(np.argmin(zt))
+        if zt[k] < zj.min() - 1e-9:
+            site = tree.skeleton.end_sites[t[k]]
+            name = f"landmark:paw_{leg}"
+            virtual[name] = (names[site.parent], names[site.parent], tuple(float(x) * scale for x in site.offset))
+            return name
+    return names[best]

@@ -1,0 +1,2 @@
+"""placeholder"""
+def is_smpl_file(p): return False
