@@ -78,15 +78,13 @@ def prepare_settings(
     format: str = ".npz",
 ) -> Settings:
     """Check every setting and load what the digest needs (robot model, mapping content); writes nothing."""
-    from ..io import FORMATS
+    from ..io import output_suffix
     from ..mapping.mapping import Mapping
     from ..motion.presets import PRESETS
     from ..pipeline import RetargetJob, check_job_settings
     from ..robots import KNOWN_ROBOTS, default_mapping_path, load_robot
 
-    fmt = "." + format.lower().lstrip(".")
-    if fmt not in FORMATS:
-        raise UnknownNameError("output format", format, FORMATS)
+    fmt = output_suffix(format)  # ".npz", "holosoma" -> ".holosoma.npz"; unknown names list the valid ones
     options = dict(options or {})
     check_job_settings(RetargetJob("", "", engine=engine, config=config, options=options, compat=compat))
     if preset != "auto" and preset not in PRESETS:
@@ -136,13 +134,14 @@ def run_batch(
     Args:
         inputs: file paths or glob patterns ("clips/**/*.bvh"); each must match a file.
         out: output folder (created). It holds the outputs, ``manifest.jsonl`` and ``summary.csv``
-            and belongs to the batch: outputs are overwritten when redone.
+            and belongs to the batch: outputs are overwritten when redone. At the end the dataset
+            report (kinemorph.report: ``report.html``, ``report.json``) is written there.
         robot, engine, config, mapping, preset: as for :func:`kinemorph.retarget`; mapping is a
             JSON file (None: the robot's shipped mapping for each motion's preset); engine "auto"
             picks each clip's engine by its family.
         options, compat: as kinemorph.pipeline.RetargetJob's (engine options by name; a named
             preset such as "gmr").
-        format: output format, a key of kinemorph.io.FORMATS (".npz"; "npz" is accepted).
+        format: output format, a name of kinemorph.io.EXPORT_FORMATS ("npz", "holosoma", ...; ".npz" is accepted).
         workers: local worker processes (default: the usable CPU cores), or with ``ray`` the
             tasks in flight (default: the cluster's CPUs).
         ray: None runs a local process pool; "auto" or a cluster address runs Ray tasks.
@@ -213,6 +212,9 @@ def run_batch(
         finally:
             manifest.rewrite(records)
             write_summary(out, records)
+        from ..report import write_report
+
+        write_report(out)  # out/report.html and out/report.json against the default thresholds
     failed = sum(not r.ok for r in this_run)
     return BatchResult(
         out=out,

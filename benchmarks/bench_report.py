@@ -1,0 +1,102 @@
+"""Dataset report speed: report.html and report.json of a synthetic 100-clip batch folder.
+
+    python benchmarks/bench_report.py [--clips 100] [--workers 2] [--repeats 5] [--keep DIR]
+
+The clips are generated (kinemorph.motion.procedural): walks of different speeds, turn rates and
+seeds, 4 s each, and a few made bad on purpose so that the report has failures to show: a walk
+whose hips tip over 70 degrees half way (trunk tilt, joint jumps), a walk dropped 15 cm into the
+floor, and a corrupt file (a batch failure). They go through ``run_batch`` on --workers local
+workers onto G1 (which writes the report once at its end); then ``write_report`` runs --repeats
+times on the finished folder. Printed: the batch time, the best and median report time, the
+clip counts, and a last line of JSON. The target is < 5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+
+def make_dataset(folder: Path, count: int) -> list[Path]:
+    """``count`` BVH clips in ``folder`` (every tenth one made bad, see the module docstring)."""
+    from kinemorph.motion import save_bvh
+    from kinemorph.motion.procedural import procedural_walk
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(count):
+        path = folder / f"walk_{i:03d}.bvh"
+        if i % 10 == 9 and i % 30 == 29:
+            path.write_text("HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0\n")  # truncated: the batch records a failure
+            paths.append(path)
+            continue
+        motion = procedural_walk(duration=6.0, speed=0.6 + 0.1 * (i % 9), turn_rate=0.15 * (i % 3 - 1), seed=i)
+        motion = motion.slice(15, 15 + 120)
+        save_bvh(motion, path, force=True)
+        if i % 10 == 9:
+            _spoil(path, tip=(i % 20 == 9))
+        paths.append(path)
+    return paths
+
+
+def _spoil(path: Path, *, tip: bool) -> None:
+    """Tip the hips by 70 degrees from the middle frame on (tip), else lower the root by 15 cm."""
+    lines = path.read_text().splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("Frame Time")) + 1
+    frames = len(lines) - start
+    for k in range(start, len(lines)):
+        values = lines[k].split()
+        if tip and k - start >= frames // 2:
+            values[5] = f"{float(values[5]) + 70.0:.4f}"  # Hips Xrotation [deg]
+        elif not tip:
+            values[1] = f"{float(values[1]) - 15.0:.4f}"  # Hips Yposition [cm], Y up
+        lines[k] = " ".join(values)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clips", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--robot", default="unitree_g1")
+    parser.add_argument("--keep", type=Path, default=None, help="build the dataset here and keep it")
+    args = parser.parse_args()
+
+    from kinemorph.batch import run_batch
+    from kinemorph.report import write_report
+
+    root = args.keep or Path(tempfile.mkdtemp(prefix="kinemorph-bench-report-"))
+    clips = make_dataset(root / "clips", args.clips)
+    t0 = time.perf_counter()
+    result = run_batch([str(p) for p in clips], root / "out", robot=args.robot, workers=args.workers, force=True)
+    batch_s = time.perf_counter() - t0
+    times = []
+    for _ in range(args.repeats):
+        files = write_report(root / "out")
+        times.append(files.seconds)
+    report = files.report
+    figures = {
+        "clips": len(report.clips),
+        "batch_failed": sum(c.status != "ok" for c in report.clips),
+        "passed": len(report.passing),
+        "batch_seconds": round(batch_s, 2),
+        "workers": result.workers,
+        "report_seconds_best": round(min(times), 3),
+        "report_seconds_median": round(statistics.median(times), 3),
+        "html_bytes": files.html.stat().st_size,
+        "folder": str(root / "out"),
+    }
+    print(f"batch of {figures['clips']} clips on {result.workers} workers: {batch_s:.1f} s")
+    print(f"report: best {min(times):.3f} s, median {statistics.median(times):.3f} s over {args.repeats} runs")
+    failing = figures["clips"] - figures["passed"]
+    print(f"{figures['passed']} pass, {failing} fail ({figures['batch_failed']} in the batch)")
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
