@@ -9,7 +9,7 @@ reference (a two-vector alignment, the TRIAD construction of attitude determinat
 - neck: shoulders' mid-point to ears' mid-point, half-way between shoulder and ear lines;
   head: ear line, ears to nose;
 - clavicles: shoulders' mid-point to the shoulder; upper arm / thigh: the bone, with the elbow /
-  knee hinge axis (local z) from the plane of the limb (falling back to the chest's backward
+  knee hinge axis (ELBOW_AXES; local z for knees) from the plane of the limb (falling back to the chest's backward
   direction / the foot's direction when the limb is straight); forearm / shank: the bone, with
   the hinge axis of the upper segment; hand: wrist to the knuckles' mid-point, pinky to index;
   foot: ankle to toe tip, ankle to heel; toe: rigid (its neutral local rotation).
@@ -23,7 +23,18 @@ import numpy as np
 from ..transforms import mat_to_quat, quat_exp, quat_log, quat_to_mat
 from .rig import P, rig
 
+
+def _unit_const(v: tuple[float, float, float]) -> np.ndarray:
+    a = np.array(v)
+    return a / np.linalg.norm(a)
+
+
 _Z = np.array([0.0, 0.0, 1.0])
+# Elbow flexion axes (flexion is a negative turn about them) in the upper arm's frame, as the LAFAN1
+# capture rig has them: the median rotation axis of LAFAN1's elbows, about 18-22° off the local z
+# that the procedural rig uses. Aiming the arm's twist by them gives LAFAN1-like arm frames, which
+# the robots' LAFAN1 mappings (rotation targets on the arms) expect.
+ELBOW_AXES = {"left": _unit_const((0.055, 0.30, 0.952)), "right": _unit_const((-0.077, -0.376, 0.923))}
 _HINGE_FALLBACK = 0.15  # weight of the straight-limb twist reference against sin(bend angle)
 
 
@@ -97,15 +108,16 @@ def fit_globals(points: np.ndarray) -> np.ndarray:
     for s, J in (("left", "Left"), ("right", "Right")):
         aim(f"{J}Shoulder", ("shoulder_mid", f"{s}_shoulder"), up)
         upper, lower = vec(f"{s}_shoulder", f"{s}_elbow"), vec(f"{s}_elbow", f"{s}_wrist")
+        H = ELBOW_AXES[s]
         arm = align(
             r.local_vector(f"{J}Arm", f"{s}_shoulder", f"{s}_elbow"),
-            _Z,
+            H,
             upper,
             _hinge_axis(upper, lower, np.cross(_unit(upper), chest_back)),
         )
         G[:, r.joint(f"{J}Arm")] = arm
         G[:, r.joint(f"{J}ForeArm")] = align(
-            r.local_vector(f"{J}ForeArm", f"{s}_elbow", f"{s}_wrist"), _Z, lower, arm[..., 2]
+            r.local_vector(f"{J}ForeArm", f"{s}_elbow", f"{s}_wrist"), H, lower, arm @ H
         )
         aim(f"{J}Hand", (f"{s}_wrist", f"{s}_hand_mid"), (f"{s}_pinky", f"{s}_index"))
 

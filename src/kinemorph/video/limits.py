@@ -78,6 +78,22 @@ def violations(local_rot: np.ndarray, limits: tuple[JointLimit, ...] = LIMITS) -
     return bad
 
 
+_LIMB_PARTS = ("Shoulder", "Arm", "Hand", "Leg", "Foot", "Toe", "Head")
+
+
+def spread_to_limbs(bad: np.ndarray) -> np.ndarray:
+    """Rejections (T, J) passed down each limb: a joint out of range means the landmarks below it
+    are wrong too (a knee bent forwards is a misplaced ankle), so its children are refilled with it.
+    The trunk's rejections stay where they are."""
+    sk = rig().skeleton
+    out = bad.copy()
+    for j in range(1, sk.num_joints):
+        p = int(sk.parents[j])
+        if any(part in sk.names[p] for part in _LIMB_PARTS) or sk.names[p] == "Neck":
+            out[:, j] |= out[:, p]
+    return out
+
+
 def refill(local_rot: np.ndarray, bad: np.ndarray) -> np.ndarray:
     """Local rotations (T, J, 4) with every rejected (frame, joint) replaced by interpolation
     between the joint's nearest accepted frames (normalised linear, held at the ends); a joint
@@ -92,4 +108,4 @@ def refill(local_rot: np.ndarray, bad: np.ndarray) -> np.ndarray:
     return out
 
 
-__all__ = ["LIMITS", "JointLimit", "refill", "twist_swing", "violations"]
+__all__ = ["LIMITS", "JointLimit", "refill", "spread_to_limbs", "twist_swing", "violations"]

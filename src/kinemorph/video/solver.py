@@ -13,7 +13,7 @@ from ..motion.motion import Motion
 from .blazepose import MP_TO_WORLD, NUM_LANDMARKS
 from .fit import fit_globals, local_rotations
 from .landmarks import LandmarkClip
-from .limits import LIMITS, refill, violations
+from .limits import LIMITS, refill, spread_to_limbs, violations
 from .one_euro import OneEuroConfig, one_euro
 from .rig import motion_from_local, rig, with_derived
 from .root import image_travel, root_height
@@ -180,7 +180,7 @@ def solve_landmarks(clip: LandmarkClip, *, config: SolverConfig | None = None) -
     rejected_frames = 0
     if cfg.joint_limits:
         bad = violations(local)
-        local = refill(local, bad)
+        local = refill(local, spread_to_limbs(bad))
         names = rig().skeleton.names
         rejected = {lim.joint: int(bad[:, names.index(lim.joint)].sum()) for lim in LIMITS}
         rejected_frames = int(bad.any(axis=1).sum())
