@@ -31,13 +31,15 @@ def swinging(robot, seed: int, frames: int = 90, fps: float = 30.0) -> np.ndarra
     return q
 
 
-def make_folder(folder: Path) -> Path:
+def make_folder(folder: Path, *, extra: int = 0) -> Path:
+    """The clips above, plus ``extra`` more good ones (``more/walk_NNN.npz``)."""
     import kinemorph
     from kinemorph.robots.robot_motion import RobotMotion
 
     robot = kinemorph.load_robot("unitree_g1")
     records: dict[str, Record] = {}
-    for i, rel in enumerate((*GOOD, SUNK, OVER_LIMITS, GLIDING)):
+    more = tuple(f"more/walk_{k:03d}.npz" for k in range(extra))
+    for i, rel in enumerate((*GOOD, SUNK, OVER_LIMITS, GLIDING, *more)):
         q = swinging(robot, i)
         if rel == SUNK:
             q[:, 2] -= 0.10
