@@ -28,6 +28,7 @@ COMMANDS = (
     "gait",
     "app",
     "render",
+    "simulate",
 )
 """Subcommand modules of this package, in the order ``kinemorph --help`` lists them."""
 
