@@ -427,3 +427,44 @@ def test_detection_finds_no_person_in_a_video_without_one(tmp_path: Path) -> Non
 
 def test_errors_are_kinemorph_errors() -> None:
     assert issubclass(VideoError, KinemorphError)
+
+
+# --- command line -----------------------------------------------------------------------------
+
+
+def test_cli_video_from_landmarks(walk_clip: LandmarkClip, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from kinemorph.cli import main
+
+    save_landmarks(walk_clip, tmp_path / "lm.npz")
+    out = tmp_path / "walk.bvh"
+    rc = main(["video", str(tmp_path / "lm.npz"), "-o", str(out), "--fps", "60", "--save-landmarks",
+               str(tmp_path / "copy.npz"), "--quiet"])  # fmt: skip
+    assert rc == 0
+    assert "root travel: image" in capsys.readouterr().out
+    m = load_motion(out)
+    assert m.fps == 60.0 and m.num_frames == 2 * walk_clip.num_frames - 1
+    assert (tmp_path / "copy.npz").is_file()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: np.savez(p / "in.npz", landmarks=np.zeros((3, 32, 3))), "shape (T>0, 33, 3)"),
+        (lambda p: np.savez(p / "in.npz", landmarks=np.full((3, 33, 3), np.nan)), "non-finite"),
+        (lambda p: (p / "in.mp4").write_bytes(b"\x00" * 100), "not a readable video"),
+        (lambda p: _write_video(p / "in.mp4"), "pose_landmarker"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_writes_nothing(
+    make: object, message: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kinemorph.cli import main
+
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    make(tmp_path)  # type: ignore[operator]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    src = next(tmp_path.iterdir())
+    rc = main(["video", str(src), "-o", str(tmp_path / "out.bvh"), "--save-landmarks", str(tmp_path / "lm2.npz")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("kinemorph: error: ") and message in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

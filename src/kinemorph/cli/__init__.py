@@ -29,6 +29,7 @@ COMMANDS = (
     "app",
     "render",
     "simulate",
+    "video",
 )
 """Subcommand modules of this package, in the order ``kinemorph --help`` lists them."""
 
