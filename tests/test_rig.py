@@ -1,0 +1,225 @@
+"""Rig recognition: landmarks from names of common rigs and from the tree's shape, up axis, unit,
+floor, quadrupeds, refusals, and retargeting of recognised rigs with the shipped mappings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import robot_or_skip
+from rig_cases import CONVENTIONS, EXPECTED, crab_bvh, raw_copy, stripped
+
+from kinemorph.errors import KinemorphError
+from kinemorph.motion import Motion
+from kinemorph.motion.bvh import parse_bvh
+from kinemorph.motion.presets import fps_from_frame_time
+from kinemorph.motion.rig import RigError, motion_from_raw, parse_unit, parse_up, recognise_raw
+from kinemorph.motion.rig.names import parse_name
+from kinemorph.motion.rig.report import HUMANOID_LANDMARKS
+
+
+def _motion(data, **kw) -> Motion:  # type: ignore[no-untyped-def]
+    lr, lp = data.local_transforms()
+    return motion_from_raw(data.skeleton, lr, lp, fps_from_frame_time(data.frame_time), source="synthetic.bvh", **kw)
+
+
+def _rec(data, **kw):  # type: ignore[no-untyped-def]
+    lr, lp = data.local_transforms()
+    return recognise_raw(data.skeleton, lr, lp, source="synthetic.bvh", **kw).report
+
+
+# -- names ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "side", "part"),
+    [
+        ("mixamorig:LeftUpLeg", "l", "upleg"),
+        ("mixamorig7:RightForeArm", "r", "forearm"),
+        ("CC_Base_L_Thigh", "l", "thigh"),
+        ("Hand_L", "l", "hand"),
+        ("lShldr", "l", "shldr"),
+        ("rknee", "r", "knee"),
+        ("DEF-upper_arm.R", "r", "upperarm"),
+        ("Bip01 L Calf", "l", "calf"),
+        ("left_ankle", "l", "ankle"),
+        ("LowerBack", "", "lowerback"),
+        ("thigh_l", "l", "thigh"),
+    ],
+)
+def test_names_give_side_and_part(name: str, side: str, part: str) -> None:
+    got = parse_name(name)
+    assert (got.side, got.part) == (side, part)
+
+
+@pytest.mark.parametrize("convention", sorted(CONVENTIONS))
+def test_landmarks_are_found_by_name_in_every_convention(generated_walk: Motion, convention: str) -> None:
+    names = CONVENTIONS[convention]
+    rep = _rec(raw_copy(generated_walk, names=names))
+    assert rep.family == "humanoid" and rep.method == "names" and rep.ok
+    for mark, lafan in EXPECTED.items():
+        assert rep.landmarks[mark] == names[lafan], mark
+    assert list(rep.landmarks) == list(HUMANOID_LANDMARKS)
+
+
+def test_landmarks_are_found_by_shape_when_names_say_nothing(generated_walk: Motion) -> None:
+    names = stripped(generated_walk)
+    rep = _rec(raw_copy(generated_walk, names=names, unit="inch", up="z"))
+    assert rep.method == "structure" and rep.ok and rep.family == "humanoid"
+    for mark, lafan in EXPECTED.items():
+        assert rep.landmarks[mark] == names[lafan], mark  # sides included: left is +lateral facing forward
+
+
+def test_toeless_rig_falls_back_to_the_ankle(generated_walk: Motion) -> None:
+    data = raw_copy(generated_walk)
+    keep = [j for j, n in enumerate(data.skeleton.names) if "Toe" not in n]
+    sk = data.skeleton
+    text = _drop_joints(data, keep)
+    rep = _rec(parse_bvh(text))
+    assert rep.ok and rep.landmarks["toe_l"] == rep.landmarks["ankle_l"] == "LeftFoot"
+    assert sk.num_joints - len(keep) == 2
+
+
+def _drop_joints(data, keep: list[int]) -> str:  # type: ignore[no-untyped-def]
+    """BVH text of the data without the joints not in keep (leaves only)."""
+    from kinemorph.motion.bvh import format_bvh
+    from kinemorph.motion.skeleton import Skeleton
+
+    sk = data.skeleton
+    remap = {j: i for i, j in enumerate(keep)}
+    parents = np.array([-1 if sk.parents[j] < 0 else remap[int(sk.parents[j])] for j in keep])
+    new = Skeleton(tuple(sk.names[j] for j in keep), parents, sk.offsets[keep], tuple(sk.channels[j] for j in keep))
+    lr, lp = data.local_transforms()
+    return format_bvh(new, data.frame_time, lr[:, keep], lp[:, keep])
+
+
+# -- axes, unit, floor ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("unit", "up"), [("cm", "y"), ("m", "z"), ("mm", "y"), ("inch", "-z"), ("cmu", "x"), ("ft", "y")])
+def test_unit_and_up_axis_are_detected(generated_walk: Motion, unit: str, up: str) -> None:
+    m = _motion(raw_copy(generated_walk, names=CONVENTIONS["mixamo"], unit=unit, up=up))
+    assert (m.rig.unit, m.rig.up) == (unit, up)
+    # the same poses as the original, up to the renaming
+    np.testing.assert_allclose(m.positions[:, : m.skeleton.num_joints], generated_walk.positions[:, :22], atol=1e-5)
+    assert m.stature() == pytest.approx(generated_walk.stature(), rel=1e-6)
+
+
+def test_odd_unit_is_scaled_to_a_typical_stature_with_a_warning(generated_walk: Motion) -> None:
+    data = raw_copy(generated_walk, names=CONVENTIONS["cmu"], unit="m")
+    odd = parse_bvh(_scaled_text(data, 1 / 0.045))  # 4.5 cm per unit: no named unit fits
+    with pytest.warns(UserWarning, match="no common unit"):
+        m = _motion(odd)
+    assert m.rig.stature == pytest.approx(1.7, rel=1e-6)
+    with pytest.raises(RigError, match="strict"):
+        _motion(odd, strict=True)
+
+
+def _scaled_text(data, factor: float) -> str:  # type: ignore[no-untyped-def]
+    from kinemorph.motion.bvh import format_bvh
+    from kinemorph.motion.skeleton import EndSite, Skeleton
+
+    sk = data.skeleton
+    new = Skeleton(sk.names, sk.parents, sk.offsets * factor, sk.channels,
+                   tuple(EndSite(e.parent, e.offset * factor) for e in sk.end_sites))  # fmt: skip
+    lr, lp = data.local_transforms()
+    return format_bvh(new, data.frame_time, lr, lp * factor)
+
+
+def test_unit_and_up_overrides_are_used(generated_walk: Motion) -> None:
+    data = raw_copy(generated_walk, unit="inch", up="z")
+    m = _motion(data, unit="inch", up="z")
+    assert (m.rig.unit_source, m.rig.up_source) == ("given", "given")
+    assert m.stature() == pytest.approx(generated_walk.stature(), rel=1e-6)
+    m2 = _motion(data, unit=0.0254)
+    np.testing.assert_allclose(m2.positions, m.positions, atol=1e-9)
+
+
+def test_unit_override_making_the_stature_implausible_is_refused(generated_walk: Motion) -> None:
+    data = raw_copy(generated_walk, unit="cm")
+    with pytest.raises(RigError, match=r"synthetic.bvh: with unit m the stature is .* outside .*unit cm gives"):
+        _motion(data, unit="m")
+
+
+@pytest.mark.parametrize("bad", ["furlong", "-1", "0"])
+def test_bad_unit_names_the_valid_ones(bad: str) -> None:
+    with pytest.raises(KinemorphError, match="unit"):
+        parse_unit(bad)
+
+
+def test_bad_up_axis_names_the_valid_ones() -> None:
+    with pytest.raises(KinemorphError, match=r"valid: x, y, z, -x, -y, -z"):
+        parse_up("w")
+
+
+def test_floor_far_from_zero_is_moved_to_the_feet(generated_walk: Motion) -> None:
+    lifted = _scaled_text(raw_copy(generated_walk, unit="cm"), 1.0).replace("\n", "\n", 1)
+    data = parse_bvh(lifted)
+    lr, lp = data.local_transforms()
+    lp[:, 0, 1] += 80.0  # the whole clip 80 cm up
+    m = motion_from_raw(data.skeleton, lr, lp, 30.0, source="lifted.bvh")
+    low = np.quantile(m.positions[:, : m.skeleton.num_joints, 2].min(axis=1), 0.1)
+    assert abs(low) < 0.05 and m.rig.floor == pytest.approx(0.8, abs=0.05)
+
+
+# -- refusals --------------------------------------------------------------------------------------
+def test_rig_without_legs_is_reported_with_what_was_found(generated_walk: Motion) -> None:
+    data = raw_copy(generated_walk)
+    keep = [j for j, n in enumerate(data.skeleton.names) if not any(k in n for k in ("UpLeg", "Leg", "Foot", "Toe"))]
+    m = _motion(parse_bvh(_drop_joints(data, keep)))
+    assert m.family == "other"
+    msg = m.rig.problem
+    assert msg.startswith("synthetic.bvh: ") and "\n" not in msg
+    assert "found arm" in msg and "missing left hip" in msg and "Your own skeleton" in msg and "calibrate" in msg
+
+
+def test_two_pelvises_are_ambiguous(generated_walk: Motion) -> None:
+    one = raw_copy(generated_walk, names={n: "a:" + n for n in generated_walk.skeleton.names})
+    text = _two_characters(one)
+    m = _motion(parse_bvh(text))
+    assert m.family == "other" and "ambiguous rig: 2 candidate pelvises (a:Hips, b:Hips)" in m.rig.problem
+
+
+def _two_characters(data) -> str:  # type: ignore[no-untyped-def]
+    from kinemorph.motion.bvh import format_bvh
+    from kinemorph.motion.skeleton import EndSite, Skeleton
+
+    sk = data.skeleton
+    n = sk.num_joints
+    names = ("scene", *sk.names, *(x.replace("a:", "b:") for x in sk.names))
+    parents = np.concatenate([[-1, 0], sk.parents[1:] + 1, [0], sk.parents[1:] + 1 + n])
+    offsets = np.vstack([np.zeros(3), sk.offsets, sk.offsets + [100.0, 0, 0]])
+    chans = (("Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"), *sk.channels, *sk.channels)
+    ends = tuple(EndSite(e.parent + 1, e.offset) for e in sk.end_sites) + tuple(
+        EndSite(e.parent + 1 + n, e.offset) for e in sk.end_sites
+    )
+    new = Skeleton(names, parents, offsets, chans, ends)
+    lr, lp = data.local_transforms()
+    t = lr.shape[0]
+    root_r = np.tile([1.0, 0, 0, 0], (t, 1, 1))
+    lr2 = np.concatenate([root_r, lr, lr], axis=1)
+    lp2 = np.concatenate([np.zeros((t, 1, 3)), lp, lp + [100.0, 0, 0]], axis=1)
+    return format_bvh(new, data.frame_time, lr2, lp2)
+
+
+def test_eight_legged_rig_is_refused_in_one_line() -> None:
+    m = _motion(parse_bvh(crab_bvh(8)))
+    assert m.family == "other"
+    assert "8 paired limbs" in m.rig.problem and "\n" not in m.rig.problem
+
+
+def test_unrecognised_rig_refuses_the_default_mapping_with_the_recipe() -> None:
+    robot = robot_or_skip("unitree_g1")
+    from kinemorph.mapping.mapping import default_mapping
+
+    m = _motion(parse_bvh(crab_bvh(8)))
+    with pytest.raises(KinemorphError, match=r"synthetic.bvh: .*Your own skeleton"):
+        default_mapping(m, robot)
+
+
+# -- quadrupeds ----------------------------------------------------------------------------------
+def test_dog_rig_without_its_preset_is_a_quadruped_with_four_legs() -> None:
+    from conftest import data_path
+
+    from kinemorph.motion import load_motion
+
+    m = load_motion(data_path("dog_walk.bvh"), "generic")
+    assert m.family == "quadruped" and m.rig.unit == "cm" and m.rig.up == "y"
+    assert [r for r, _ in m.legs] == ["b_LeftArm", "b_RightArm", "b_LeftLegUpper", "b_RightLegUpper"]
+    paws = np.stack([m.body(p)[0][:, 2] for _, p in m.legs])
+    assert np.median(paws) < 0.08  # paws are on the floor, not the wrists
