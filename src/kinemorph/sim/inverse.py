@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from ..errors import ConfigError
 from ..robots.robot_motion import RobotMotion
 from .contacts import lowest_points, solve_contact_forces
 from .model import TorqueModel
@@ -48,8 +49,16 @@ class Derivatives:
     qacc: np.ndarray
 
 
-def derivatives(model: mujoco.MjModel, qpos: np.ndarray, fps: float) -> Derivatives:
-    """Finite-difference velocity and acceleration of qpos (T, nq) sampled at fps [1/s]."""
+VELOCITY_SCHEMES = ("central", "backward")
+
+
+def derivatives(model: mujoco.MjModel, qpos: np.ndarray, fps: float, *, velocity: str = "central") -> Derivatives:
+    """Finite-difference velocity and acceleration of qpos (T, nq) sampled at fps [1/s].
+
+    velocity: "central" (second-order, for recorded or retargeted motion) or "backward" (the
+    velocity MuJoCo's Euler step has at the start of a step: exact for a simulated rollout)."""
+    if velocity not in VELOCITY_SCHEMES:
+        raise ConfigError(f"unknown velocity scheme {velocity!r}; valid: {', '.join(VELOCITY_SCHEMES)}")
     t = qpos.shape[0]
     dt = 1.0 / fps
     step = np.zeros((max(t - 1, 0), model.nv))  # tangent step from frame i to i+1, per second
@@ -58,7 +67,7 @@ def derivatives(model: mujoco.MjModel, qpos: np.ndarray, fps: float) -> Derivati
     qvel = np.zeros((t, model.nv))
     qacc = np.zeros((t, model.nv))
     if t >= 2:
-        qvel[1:-1] = 0.5 * (step[1:] + step[:-1])
+        qvel[1:-1] = 0.5 * (step[1:] + step[:-1]) if velocity == "central" else step[:-1]
         qvel[0], qvel[-1] = step[0], step[-1]
     if t >= 3:
         qacc[1:-1] = (step[1:] - step[:-1]) / dt
@@ -119,12 +128,15 @@ def _planted_bodies(tm: TorqueModel, motion: RobotMotion, use_mask: bool) -> np.
     return mask
 
 
-def inverse_dynamics(tm: TorqueModel, motion: RobotMotion, settings: ContactSettings | None = None) -> Dynamics:
-    """Per-frame joint torques, contact forces and base residual of ``motion`` (see module doc)."""
+def inverse_dynamics(
+    tm: TorqueModel, motion: RobotMotion, settings: ContactSettings | None = None, *, velocity: str = "central"
+) -> Dynamics:
+    """Per-frame joint torques, contact forces and base residual of ``motion`` (see module doc);
+    ``velocity`` as in :func:`derivatives`."""
     s = settings or ContactSettings()
     m = tm.model
     qpos = motion.qpos
-    d_ = derivatives(m, qpos, motion.fps)
+    d_ = derivatives(m, qpos, motion.fps, velocity=velocity)
     data = mujoco.MjData(m)
     m_flags = m.opt.disableflags
     m.opt.disableflags = m_flags | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)

@@ -29,6 +29,8 @@ base is not actuated. Two things act on it:
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import mujoco
@@ -217,36 +219,38 @@ def replay(
     diverged_at, why = None, ""
     frame, k, steps = 0, 0, 0
     stopped = False
-    while frame < n_frames:
-        target_k = int(round(frame * steps_per_frame))
-        while k < target_k:
-            if w_b > 0 and k % balance_every == 0:
-                dtau = _balance(m, d, ref[k], vref[k], w_b, tm.floor_geom, vadr)
-            damp = kd * d.qvel[vadr]
-            tau = ff[k] + dtau + kp * (ref[k, qadr] - d.qpos[qadr]) + kd * vref[k, vadr]
-            clipped = np.clip(tau, damp - lim, damp + lim)
-            hit = clipped != tau
-            sat_count += hit
-            sat_any += bool(hit.any())
-            d.ctrl[:] = clipped
-            if w_a > 0:
-                out_assist[frame] = _assist(m, d, ref[k], vref[k], w_a, tm.mass, root)
-            mujoco.mj_step(m, d)
-            k += 1
-            steps += 1
-            if not np.isfinite(d.qpos).all() or _warned(d):
-                diverged_at, why = k * dt, _warning_text(d)
+    texts: list[str] = []
+    with _captured_warnings(texts):
+        while frame < n_frames:
+            target_k = int(round(frame * steps_per_frame))
+            while k < target_k:
+                if w_b > 0 and k % balance_every == 0:
+                    dtau = _balance(m, d, ref[k], vref[k], w_b, tm.floor_geom, vadr)
+                damp = kd * d.qvel[vadr]
+                tau = ff[k] + dtau + kp * (ref[k, qadr] - d.qpos[qadr]) + kd * vref[k, vadr]
+                clipped = np.clip(tau, damp - lim, damp + lim)
+                hit = clipped != tau
+                sat_count += hit
+                sat_any += bool(hit.any())
+                d.ctrl[:] = clipped
+                if w_a > 0:
+                    out_assist[frame] = _assist(m, d, ref[k], vref[k], w_a, tm.mass, root)
+                mujoco.mj_step(m, d)
+                k += 1
+                steps += 1
+                if not np.isfinite(d.qpos).all() or _warned(d):
+                    diverged_at, why = k * dt, _warning_text(d, texts)
+                    break
+            if diverged_at is not None:
                 break
-        if diverged_at is not None:
-            break
-        out_q[frame] = d.qpos
-        out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
-        out_cf[frame], out_slip[frame] = _floor_contacts(m, tm.floor_geom, d)
-        frame += 1
-        report(progress, frame, n_frames)
-        if fall_check is not None and fall_check(frame - 1, d.qpos):  # type: ignore[operator]
-            stopped = True
-            break
+            out_q[frame] = d.qpos
+            out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
+            out_cf[frame], out_slip[frame] = _floor_contacts(m, tm.floor_geom, d)
+            frame += 1
+            report(progress, frame, n_frames)
+            if fall_check is not None and fall_check(frame - 1, d.qpos):  # type: ignore[operator]
+                stopped = True
+                break
     n = max(frame, 1)
     if frame == 0:
         out_q[0] = ref[0]
@@ -303,12 +307,25 @@ _BAD_WARNINGS = (
     int(mujoco.mjtWarning.mjWARN_BADCTRL),
     int(mujoco.mjtWarning.mjWARN_CONTACTFULL),
     int(mujoco.mjtWarning.mjWARN_CNSTRFULL),
+    int(mujoco.mjtWarning.mjWARN_INERTIA),
 )
 
 
-def _warning_text(d: mujoco.MjData) -> str:
+@contextmanager
+def _captured_warnings(into: list[str]) -> Iterator[None]:
+    """Collect MuJoCo's warning texts instead of printing them (they go into the report)."""
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(lambda msg: into.append(str(msg).strip()))
+    try:
+        yield
+    finally:
+        mujoco.set_mju_user_warning(previous)
+
+
+def _warning_text(d: mujoco.MjData, texts: list[str]) -> str:
     names = [mujoco.mjtWarning(i).name for i in _BAD_WARNINGS if int(d.warning[i].number) > 0]
-    return "MuJoCo warning " + ", ".join(names) if names else "NaN in the simulated state"
+    what = "MuJoCo warning " + ", ".join(names) if names else "NaN in the simulated state"
+    return f"{what}: {texts[0]}" if texts else what
 
 
 def _assist(m: mujoco.MjModel, d: mujoco.MjData, q: np.ndarray, v: np.ndarray, w: float, mass: float, root: int) -> float:

@@ -1,0 +1,326 @@
+"""Physical feasibility (kinemorph.sim): the torque model, inverse dynamics, contact QP, replay, verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+
+from kinemorph.errors import KinemorphError
+from kinemorph.robots import load_robot
+from kinemorph.robots.robot_motion import RobotMotion
+from kinemorph.sim import (
+    ContactSettings,
+    Gains,
+    SimConfig,
+    build_torque_model,
+    inverse_dynamics,
+    run_simulation,
+    simulate,
+    solve_contact_forces,
+)
+from kinemorph.sim.contacts import pyramid_rows
+from kinemorph.sim.replay import pd_gains
+from kinemorph.sim.files import save_report, save_simulation
+
+DATA = os.environ.get("KINEMORPH_DATA")
+needs_data = pytest.mark.skipif(not DATA, reason="KINEMORPH_DATA is not set (shared motion clips)")
+
+
+@pytest.fixture(scope="module")
+def g1():
+    return load_robot("unitree_g1")
+
+
+@pytest.fixture(scope="module")
+def go2():
+    return load_robot("unitree_go2")
+
+
+def hold(robot, qpos: np.ndarray, seconds: float, fps: float = 50.0) -> RobotMotion:
+    frames = int(round(seconds * fps)) + 1
+    return RobotMotion.from_qpos(robot.name, fps, np.tile(qpos, (frames, 1)), robot.dof_names)
+
+
+def on_floor(robot, qpos: np.ndarray) -> np.ndarray:
+    """qpos raised so that the lowest collision point touches the floor (Go2's `home` is 1.8 cm in it)."""
+    dyn = inverse_dynamics(build_torque_model(robot), hold(robot, qpos, 0.02))
+    out = qpos.copy()
+    out[2] += dyn.penetration.max()
+    return out
+
+
+# -- the torque-controlled copy ---------------------------------------------------------------------
+def test_torque_model_turns_position_actuators_into_motors_with_joint_force_ranges(g1):
+    tm = build_torque_model(g1, timestep=0.0005)
+    m = tm.model
+    assert m.opt.timestep == 0.0005
+    assert (m.actuator_gaintype == mujoco.mjtGain.mjGAIN_FIXED).all()
+    assert (m.actuator_biastype == mujoco.mjtBias.mjBIAS_NONE).all()
+    assert np.allclose(m.actuator_gainprm[:, 0], 1.0)
+    knee = g1.dof_names.index("left_knee_joint")
+    assert tm.torque_limit[knee] == pytest.approx(139.0)  # G1's actuatorfrcrange on the knee
+    assert m.geom_type[tm.floor_geom] == mujoco.mjtGeom.mjGEOM_PLANE
+    assert tm.mass == pytest.approx(float(g1.model.body_subtreemass[0]))
+
+
+def test_torque_model_keeps_motor_limits_of_torque_models(go2):
+    tm = build_torque_model(go2)
+    assert tm.torque_limit.max() == pytest.approx(45.43)  # Go2's calf motors
+    assert np.isfinite(tm.torque_limit).all()
+
+
+# -- inverse dynamics ---------------------------------------------------------------------------------
+def test_inverse_dynamics_recovers_the_torques_of_a_simulated_rollout(g1):
+    tm = build_torque_model(g1)
+    m = tm.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = g1.rest_qpos()
+    d.qpos[2] = 3.0  # in the air: no contact, gravity and joint torques only
+    steps = 300
+    t = np.arange(steps + 1) * m.opt.timestep
+    kp, kd = pd_gains(tm, d.qpos, Gains(bandwidth_hz=3.0, load_factor=0.0))
+    q0 = d.qpos[tm.act_dof + 1].copy()
+    ref = q0[None] + 0.3 * np.sin(2 * np.pi * 1.5 * t[:, None] + np.linspace(0, np.pi, m.nu)[None])
+    ctrl = np.zeros((steps, m.nu))
+    qpos = np.zeros((steps + 1, m.nq))
+    qpos[0] = d.qpos
+    for k in range(steps):  # PD torques keep the joints away from their limits
+        pd = kp * (ref[k] - d.qpos[tm.act_dof + 1]) - kd * d.qvel[tm.act_dof]
+        ctrl[k] = np.clip(pd, -tm.torque_limit, tm.torque_limit)  # what the motors apply
+        d.ctrl[:] = ctrl[k]
+        mujoco.mj_step(m, d)
+        qpos[k + 1] = d.qpos
+    motion = RobotMotion.from_qpos(g1.name, 1.0 / m.opt.timestep, qpos, g1.dof_names)
+    dyn = inverse_dynamics(tm, motion, velocity="backward")
+    inner = slice(1, steps)  # central differences need both neighbours
+    err = np.linalg.norm(dyn.joint_torque[inner] - ctrl[inner], axis=1) / np.linalg.norm(ctrl[inner], axis=1)
+    assert err.max() < 0.01
+    assert dyn.residual_force_fraction[inner].max() < 0.01  # free fall needs no support
+    assert dyn.num_contacts.max() == 0
+
+
+def test_contact_qp_forces_stay_inside_the_friction_pyramid():
+    rng = np.random.default_rng(3)
+    mu = 0.6
+    for _ in range(20):
+        jac = rng.normal(size=(12, 10))
+        qfrc = rng.normal(size=10) * 50
+        sol = solve_contact_forces(qfrc, jac, np.ones(10), mu=mu)
+        f = sol.forces
+        assert sol.solved
+        assert (f[:, 2] >= -1e-7).all()
+        assert (np.abs(f[:, :2]) <= mu * f[:, 2:3] + 1e-6).all()
+        assert (pyramid_rows(4, mu) @ f.reshape(-1) <= 1e-6).all()
+        assert np.allclose(sol.residual, qfrc - jac.T @ f.reshape(-1))
+
+
+def test_contact_qp_explains_a_feasible_demand_exactly():
+    jac = np.vstack([np.eye(3), np.eye(3)])  # two points on one unit-mass body
+    demand = np.array([0.2, -0.1, 9.81])  # inside the cone of mu = 0.5
+    sol = solve_contact_forces(demand, jac, np.ones(3), mu=0.5)
+    assert np.abs(sol.residual).max() < 1e-5
+    pull = solve_contact_forces(np.array([0.0, 0.0, -5.0]), jac, np.ones(3), mu=0.5)
+    assert pull.residual[2] == pytest.approx(-5.0, abs=1e-6)  # the floor cannot pull
+
+
+def test_standing_needs_no_residual_and_fits_the_motors(g1):
+    dyn = inverse_dynamics(build_torque_model(g1), hold(g1, g1.rest_qpos(), 0.5))
+    assert dyn.residual_force_fraction.max() < 0.01
+    assert dyn.torque_ratio.max() < 1.0
+    assert dyn.num_contacts.min() == 8  # four sole spheres per foot
+    assert dyn.contact_force[:, :, 2].sum(axis=1) == pytest.approx(
+        np.full(dyn.num_contacts.shape[0], build_torque_model(g1).weight), rel=0.01
+    )
+
+
+# -- verdicts ------------------------------------------------------------------------------------------
+def test_g1_holding_stand_for_5_s_is_feasible(g1):
+    motion = hold(g1, g1.rest_qpos(), 5.0)
+    result = run_simulation(motion, g1)
+    rep = result.report
+    assert rep.feasible, rep.reasons
+    assert not rep.fell
+    err = np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1)
+    assert err.max() < 0.01
+    assert rep.simulated_s == pytest.approx(5.0, abs=0.01)
+
+
+def test_go2_holding_home_for_5_s_is_feasible(go2):
+    motion = hold(go2, on_floor(go2, go2.rest_qpos()), 5.0)
+    result = run_simulation(motion, go2)
+    assert result.report.feasible, result.report.reasons
+    assert not result.report.fell
+    err = np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1)
+    assert err.max() < 0.01
+
+
+def test_trunk_lifted_half_a_metre_is_infeasible(go2):
+    motion = hold(go2, on_floor(go2, go2.rest_qpos()), 4.0)
+    t = np.arange(motion.num_frames) / motion.fps
+    lift = 0.5 * np.clip(np.minimum(t - 1.0, 3.0 - t) / 0.2, 0.0, 1.0)  # 2 s up, 0.2 s ramps
+    root = motion.root_pos.copy()
+    root[:, 2] += lift
+    lifted = RobotMotion(go2.name, motion.fps, root, motion.root_rot, motion.dof_pos, motion.dof_names)
+    result = run_simulation(lifted, go2)
+    assert not result.report.feasible
+    assert any("contacts cannot explain" in r for r in result.report.reasons)
+    up = (t > 1.3) & (t < 2.7)
+    assert result.dynamics.residual_force_fraction[up].min() > 0.95  # nothing holds the trunk up
+
+
+def test_feet_5_cm_underground_are_infeasible(g1):
+    q = g1.rest_qpos().copy()
+    q[2] -= 0.05
+    rep = simulate(hold(g1, q, 1.0), g1)
+    assert not rep.feasible
+    assert rep.max_penetration_m == pytest.approx(0.05, abs=0.005)
+    assert any("into the floor" in r for r in rep.reasons)
+
+
+def test_replay_of_a_feasible_rollout_tracks_it_within_1_cm(g1):
+    """A motion the simulator itself produced (slow torso and arm motion while standing) is
+    executable by construction; replaying it must follow it."""
+    q0 = g1.rest_qpos()
+    fps, seconds = 50.0, 3.0
+    t = np.arange(int(fps * seconds) + 1) / fps
+    q = np.tile(q0, (t.size, 1))
+    for name, amp in (("waist_yaw_joint", 0.3), ("left_shoulder_pitch_joint", 0.6), ("right_elbow_joint", 0.5)):
+        q[:, 7 + g1.dof_names.index(name)] += amp * np.sin(2 * np.pi * 0.5 * t)
+    produced = run_simulation(RobotMotion.from_qpos(g1.name, fps, q, g1.dof_names), g1).rollout.motion
+    assert produced.num_frames == t.size
+    again = run_simulation(produced, g1)
+    err = np.linalg.norm(again.rollout.motion.root_pos - produced.root_pos, axis=1)
+    assert again.report.feasible, again.report.reasons
+    assert err.max() < 0.01
+
+
+def test_a_diverging_replay_is_reported_infeasible_with_its_time(g1):
+    cfg = SimConfig(gains=Gains(kd={"left_knee_joint": -1e5, "right_knee_joint": -1e5}))  # negative damping
+    rep = simulate(hold(g1, g1.rest_qpos(), 1.0), g1, config=cfg)
+    assert rep.diverged and not rep.feasible
+    assert rep.time_to_fall_s is not None and 0 < rep.time_to_fall_s <= 1.0
+    assert "diverged" in rep.reasons[0]
+    assert "Inertia matrix" in rep.divergence  # MuJoCo's warning text, captured instead of printed
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+def test_joints_that_do_not_match_the_model_are_refused(g1):
+    m = hold(g1, g1.rest_qpos(), 0.1)
+    bad = RobotMotion(g1.name, m.fps, m.root_pos, m.root_rot, m.dof_pos[:, 1:], m.dof_names[1:])
+    with pytest.raises(KinemorphError, match="joints do not match robot unitree_g1.*missing"):
+        simulate(bad, g1)
+
+
+def test_nan_and_single_frames_are_refused(g1):
+    m = hold(g1, g1.rest_qpos(), 0.1)
+    dof = m.dof_pos.copy()
+    dof[3, 2] = np.nan
+    with pytest.raises(KinemorphError, match="NaN or infinite value at frame 3"):
+        simulate(RobotMotion(g1.name, m.fps, m.root_pos, m.root_rot, dof, m.dof_names), g1)
+    one = RobotMotion(g1.name, m.fps, m.root_pos[:1], m.root_rot[:1], m.dof_pos[:1], m.dof_names)
+    with pytest.raises(KinemorphError, match="at least 2"):
+        simulate(one, g1)
+
+
+def test_a_robot_without_actuators_is_refused(tmp_path: Path):
+    xml = tmp_path / "bare.xml"
+    xml.write_text(
+        "<mujoco><worldbody><body name='trunk' pos='0 0 0.5'><freejoint/>"
+        "<geom type='box' size='0.1 0.1 0.1' mass='1'/>"
+        "<body name='leg_foot' pos='0 0 -0.2'><joint name='knee' type='hinge'/>"
+        "<geom type='sphere' size='0.05' mass='0.2'/></body></body></worldbody></mujoco>"
+    )
+    robot = load_robot(xml)
+    motion = hold(robot, robot.model.qpos0, 0.1)
+    with pytest.raises(KinemorphError, match="no actuators"):
+        simulate(motion, robot)
+
+
+# -- outputs and the command ---------------------------------------------------------------------------
+def test_report_json_and_simulated_npz_round_trip(g1, tmp_path: Path):
+    from kinemorph.io import load
+
+    result = run_simulation(hold(g1, g1.rest_qpos(), 0.5), g1)
+    save_report(result.report, tmp_path / "r.json")
+    save_simulation(result, tmp_path / "s.npz")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["feasible"] is True and data["time_to_fall_s"] is None
+    for key in ("fell", "base_position_rms_m", "base_orientation_rms_deg", "joint_rms_rad",
+                "torque_saturation_fraction", "residual_force_mean_fraction", "contact_slip_cm_s"):  # fmt: skip
+        assert key in data
+    back = load(tmp_path / "s.npz", robot_name=g1.name, dof_names=g1.dof_names)
+    assert np.allclose(back.qpos, result.rollout.motion.qpos)
+    with np.load(tmp_path / "s.npz") as z:
+        assert z["torque"].shape == (back.num_frames, g1.model.nu)
+        assert z["contact_force"][-1, 2] == pytest.approx(build_torque_model(g1).weight, rel=0.02)
+
+
+def test_cli_prints_one_line_for_bad_input(g1, tmp_path: Path, capsys):
+    from kinemorph.cli import main
+    from kinemorph.io import save
+
+    path = tmp_path / "stand.npz"
+    save(hold(g1, g1.rest_qpos(), 0.4), path)
+    assert main(["simulate", str(path), "--robot", "unitree_g1", "--quiet", "--report", str(tmp_path / "r.json")]) == 0
+    assert "FEASIBLE" in capsys.readouterr().out
+    assert main(["simulate", str(path), "--robot", "unitree_go2", "--quiet", "-o", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kinemorph: error: ")
+    assert not (tmp_path / "x.npz").exists()
+
+
+# -- retargeted clips (slow) ---------------------------------------------------------------------------
+@needs_data
+@pytest.mark.slow
+def test_go2_dog_walk_with_the_trunk_lifted_is_infeasible(go2):
+    from kinemorph import load_motion, retarget
+
+    motion = retarget(load_motion(Path(DATA) / "motions" / "dog_walk.bvh"), go2, engine="quadruped")
+    t = np.arange(motion.num_frames) / motion.fps
+    window = (t >= 1.0) & (t < 3.0)
+    root = motion.root_pos.copy()
+    root[window, 2] += 0.5
+    lifted = RobotMotion(
+        go2.name, motion.fps, root, motion.root_rot, motion.dof_pos, motion.dof_names,
+        contacts=motion.contacts, contact_bodies=motion.contact_bodies,
+    )  # fmt: skip
+    result = run_simulation(lifted, go2)
+    assert not result.report.feasible
+    assert any("contacts cannot explain" in r for r in result.report.reasons)
+    assert result.dynamics.residual_force_fraction[window].mean() > 0.9
+
+
+@needs_data
+@pytest.mark.slow
+def test_g1_walk_sped_up_3x_is_infeasible(g1):
+    from kinemorph import retarget
+    from kinemorph.motion.procedural import procedural_walk
+
+    motion = retarget(procedural_walk(), g1)
+    fast = RobotMotion(
+        g1.name, motion.fps, motion.root_pos[::3], motion.root_rot[::3], motion.dof_pos[::3], motion.dof_names
+    )
+    normal, quick = simulate(motion, g1), simulate(fast, g1)
+    assert not quick.feasible
+    assert quick.reasons
+    assert quick.residual_force_mean_fraction > 2 * normal.residual_force_mean_fraction
+    assert quick.id_torque_peak_ratio > normal.id_torque_peak_ratio
+
+
+def test_contact_mask_limits_contacts_to_planted_feet(go2):
+    motion = hold(go2, on_floor(go2, go2.rest_qpos()), 0.2)
+    mask = np.ones((motion.num_frames, 4), dtype=bool)
+    mask[:, 0] = False  # FL_foot said to be in the air
+    masked = RobotMotion(
+        go2.name, motion.fps, motion.root_pos, motion.root_rot, motion.dof_pos, motion.dof_names,
+        contacts=mask, contact_bodies=("FL_foot", "FR_foot", "RL_foot", "RR_foot"),
+    )  # fmt: skip
+    dyn = inverse_dynamics(build_torque_model(go2), masked, ContactSettings())
+    assert (dyn.num_contacts == 3).all()
+    fl = dyn.contact_bodies.index("FL_foot")
+    assert np.abs(dyn.contact_force[:, fl]).max() == 0.0
