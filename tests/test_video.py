@@ -21,6 +21,7 @@ from kinemorph.video import (
     SolverConfig,
     VideoError,
     VideoReader,
+    accuracy,
     convert,
     one_euro,
     read_landmarks,
@@ -28,51 +29,14 @@ from kinemorph.video import (
     solve_landmarks,
     synthetic_landmarks,
 )
+from kinemorph.video.accuracy import BONES, bone_errors
 from kinemorph.video.blazepose import INDEX, MP_TO_WORLD
 from kinemorph.video.detect import MODEL_ENV, MODEL_URL, Detection, detect_frames, detect_video, resolve_model
 from kinemorph.video.solver import resample
 
-# Bones compared with the source clip: limbs, feet, hands, clavicles, neck and head.
-BONES = (
-    "LeftLeg", "LeftFoot", "LeftToe", "RightLeg", "RightFoot", "RightToe",
-    "LeftArm", "LeftForeArm", "LeftHand", "RightArm", "RightForeArm", "RightHand", "Neck", "Head",
-)  # fmt: skip
-# Robot limbs compared between two retargeted motions (kinemorph.conventions.LANDMARKS names).
-LIMBS = (
-    ("shoulder_l", "elbow_l"), ("elbow_l", "wrist_l"), ("shoulder_r", "elbow_r"), ("elbow_r", "wrist_r"),
-    ("pelvis", "knee_l"), ("knee_l", "ankle_l"), ("pelvis", "knee_r"), ("knee_r", "ankle_r"),
-    ("ankle_l", "toe_l"), ("ankle_r", "toe_r"), ("pelvis", "neck"),
-)  # fmt: skip
-
-
-def _angles(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Angles [deg] between matching vectors (..., 3)."""
-    cos = np.sum(u * v, -1) / np.linalg.norm(u, axis=-1) / np.linalg.norm(v, axis=-1)
-    return np.degrees(np.arccos(np.clip(cos, -1.0, 1.0)))
-
-
-def bone_errors(source: Motion, fitted: Motion) -> np.ndarray:
-    """Angle [deg] between each bone's direction in the two clips, per frame and bone. (T, B)."""
-    out = []
-    for name in BONES:
-        j, p = source.index(name), int(source.skeleton.parents[source.index(name)])
-        jf, pf = fitted.index(name), fitted.skeleton.index(source.skeleton.names[p])
-        out.append(
-            _angles(source.positions[:, j] - source.positions[:, p], fitted.positions[:, jf] - fitted.positions[:, pf])
-        )
-    return np.stack(out, axis=1)
-
 
 def limb_errors(robot_name: str, a: Motion, b: Motion) -> np.ndarray:
-    """Angle [deg] between the robot's limb directions retargeted from clip a and from clip b. (T, L)."""
-    from kinemorph.conventions import LANDMARKS
-    from kinemorph.retarget import retarget
-
-    robot = robot_or_skip(robot_name)
-    pa = robot.landmark_positions(robot.fk(retarget(a, robot).qpos))
-    pb = robot.landmark_positions(robot.fk(retarget(b, robot).qpos))
-    ix = {n: i for i, n in enumerate(LANDMARKS)}
-    return np.stack([_angles(pa[:, ix[v]] - pa[:, ix[u]], pb[:, ix[v]] - pb[:, ix[u]]) for u, v in LIMBS], axis=1)
+    return accuracy.limb_errors(robot_or_skip(robot_name), a, b)
 
 
 @pytest.fixture(scope="module")
