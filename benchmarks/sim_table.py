@@ -29,24 +29,34 @@ def cases(data: Path) -> Iterator[Case]:
 
     for clip in ("walk", "dance"):
         for engine in ("gmr", "mesh", "graph"):
-            yield "unitree_g1", f"{clip}.bvh", engine, lambda r, c=clip, e=engine: retarget(
-                load_motion(data / f"{c}.bvh"), r, engine=e
+            yield (
+                "unitree_g1",
+                f"{clip}.bvh",
+                engine,
+                lambda r, c=clip, e=engine: retarget(load_motion(data / f"{c}.bvh"), r, engine=e),
             )
     yield "unitree_g1", "procedural walk", "gmr", lambda r: retarget(procedural_walk(), r)
     for robot in ("unitree_go2", "unitree_a1"):
         for clip in ("dog_walk", "dog_idle"):
-            yield robot, f"{clip}.bvh", "quadruped", lambda r, c=clip: retarget(
-                load_motion(data / f"{c}.bvh"), r, engine="quadruped"
+            yield (
+                robot,
+                f"{clip}.bvh",
+                "quadruped",
+                lambda r, c=clip: retarget(load_motion(data / f"{c}.bvh"), r, engine="quadruped"),
             )
     for style in ("neutral", "relaxed", "injured"):
-        yield "unitree_g1", f"gait {style} 0.3 m/s", "gait", lambda r, s=style: gait_motion(
-            load_style(s), r, Commands.constant([0.3, 0.0, 0.0]), 8.0
+        yield (
+            "unitree_g1",
+            f"gait {style} 0.3 m/s",
+            "gait",
+            lambda r, s=style: gait_motion(load_style(s), r, Commands.constant([0.3, 0.0, 0.0]), 8.0),
         )
 
 
 HEADER = (
-    "| robot | clip | engine | verdict | fell at [s] | base rms [cm] | joint rms [rad] | residual mean / p95 [% weight] "
-    "| ID torque over limit [% frames] | saturation [% steps] | slip [cm/s] | replay speed [x real time] |\n"
+    "| robot | clip | engine | verdict | fell at [s] | base rms [cm] | joint rms [rad] "
+    "| residual mean / p95 [% weight] | ID torque over limit [% frames] | saturation [% steps] | slip [cm/s] "
+    "| replay speed [x real time] |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 

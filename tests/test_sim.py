@@ -24,8 +24,8 @@ from kinemorph.sim import (
     solve_contact_forces,
 )
 from kinemorph.sim.contacts import pyramid_rows
-from kinemorph.sim.replay import pd_gains
 from kinemorph.sim.files import save_report, save_simulation
+from kinemorph.sim.replay import pd_gains
 
 DATA = os.environ.get("KINEMORPH_DATA")
 needs_data = pytest.mark.skipif(not DATA, reason="KINEMORPH_DATA is not set (shared motion clips)")
@@ -42,7 +42,7 @@ def go2():
 
 
 def hold(robot, qpos: np.ndarray, seconds: float, fps: float = 50.0) -> RobotMotion:
-    frames = int(round(seconds * fps)) + 1
+    frames = round(seconds * fps) + 1
     return RobotMotion.from_qpos(robot.name, fps, np.tile(qpos, (frames, 1)), robot.dof_names)
 
 
@@ -212,7 +212,7 @@ def test_a_diverging_replay_is_reported_infeasible_with_its_time(g1):
 def test_joints_that_do_not_match_the_model_are_refused(g1):
     m = hold(g1, g1.rest_qpos(), 0.1)
     bad = RobotMotion(g1.name, m.fps, m.root_pos, m.root_rot, m.dof_pos[:, 1:], m.dof_names[1:])
-    with pytest.raises(KinemorphError, match="joints do not match robot unitree_g1.*missing"):
+    with pytest.raises(KinemorphError, match=r"joints do not match robot unitree_g1.*missing"):
         simulate(bad, g1)
 
 

@@ -127,7 +127,9 @@ def build_torque_model(
         raise KinemorphError(f"{where} has no actuators: nothing can be torque-controlled")
     for act in spec.actuators:
         if act.trntype != mujoco.mjtTrn.mjTRN_JOINT:
-            raise KinemorphError(f"{where}: actuator {act.name!r} does not drive a joint; only joint actuators are supported")
+            raise KinemorphError(
+                f"{where}: actuator {act.name!r} does not drive a joint; only joint actuators are supported"
+            )
         lo, hi = _force_range(spec, act)
         act.dyntype = mujoco.mjtDyn.mjDYN_NONE
         act.gaintype = mujoco.mjtGain.mjGAIN_FIXED
@@ -191,4 +193,6 @@ def _check_same(robot: Robot, model: mujoco.MjModel, where: str) -> None:
     if same:
         same = bool(np.allclose(model.body_mass, ref.body_mass) and np.allclose(model.body_inertia, ref.body_inertia))
     if not same:
-        raise RobotLoadError(f"{where}: the simulation copy does not match the loaded model (joints or inertias differ)")
+        raise RobotLoadError(
+            f"{where}: the simulation copy does not match the loaded model (joints or inertias differ)"
+        )

@@ -123,7 +123,9 @@ def simulate(
     return run_simulation(motion, robot, config=config, progress=progress).report
 
 
-def _verdict(tm: TorqueModel, motion: RobotMotion, dyn: Dynamics, roll: Rollout, cfg: SimConfig, wall: float) -> SimReport:
+def _verdict(
+    tm: TorqueModel, motion: RobotMotion, dyn: Dynamics, roll: Rollout, cfg: SimConfig, wall: float
+) -> SimReport:
     th = cfg.thresholds
     sim = roll.motion
     n = sim.num_frames
@@ -140,7 +142,9 @@ def _verdict(tm: TorqueModel, motion: RobotMotion, dyn: Dynamics, roll: Rollout,
     joint_err = sim.dof_pos - ref[:, 7:]
     res = dyn.residual_force_fraction
     over = (dyn.torque_ratio > 1.0).any(axis=1)
-    peak = np.unravel_index(int(np.argmax(dyn.torque_ratio)), dyn.torque_ratio.shape) if dyn.torque_ratio.size else (0, 0)
+    peak = (
+        np.unravel_index(int(np.argmax(dyn.torque_ratio)), dyn.torque_ratio.shape) if dyn.torque_ratio.size else (0, 0)
+    )
     m = tm.model
     peak_joint = m.joint(int(m.actuator_trnid[peak[1], 0])).name if m.nu else ""
     touching = roll.slip[roll.contact_force[:, 2] > 1e-3 * tm.weight]
@@ -186,8 +190,13 @@ def _reasons(rep: dict, th: Thresholds, fell: bool, diverged: bool, t_fall: floa
     elif fell:
         out.append(f"the robot fell at {t_fall:.2f} s (trunk tilt > 45 deg or base below 60% of the reference height)")
     if rep["base_position_rms_m"] > th.max_base_rms_m:
-        out.append(f"base tracking error {100 * rep['base_position_rms_m']:.1f} cm rms > {100 * th.max_base_rms_m:.0f} cm")
-    if rep["residual_force_mean_fraction"] > th.max_residual_mean or rep["residual_force_p95_fraction"] > th.max_residual_p95:
+        out.append(
+            f"base tracking error {100 * rep['base_position_rms_m']:.1f} cm rms > {100 * th.max_base_rms_m:.0f} cm"
+        )
+    if (
+        rep["residual_force_mean_fraction"] > th.max_residual_mean
+        or rep["residual_force_p95_fraction"] > th.max_residual_p95
+    ):
         out.append(
             f"contacts cannot explain the motion: residual base force {100 * rep['residual_force_mean_fraction']:.0f}% "
             f"of body weight on average, {100 * rep['residual_force_p95_fraction']:.0f}% at the 95th percentile "

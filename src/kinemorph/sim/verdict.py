@@ -146,9 +146,7 @@ def fall_test(ref_qpos: np.ndarray) -> Any:
 
 def orientation_error_deg(a_wxyz: np.ndarray, b_wxyz: np.ndarray) -> np.ndarray:
     """Angle between orientations [deg]. Shapes: (T, 4) -> (T,)."""
-    dot = np.abs(np.sum(a_wxyz * b_wxyz, axis=1)) / (
-        np.linalg.norm(a_wxyz, axis=1) * np.linalg.norm(b_wxyz, axis=1)
-    )
+    dot = np.abs(np.sum(a_wxyz * b_wxyz, axis=1)) / (np.linalg.norm(a_wxyz, axis=1) * np.linalg.norm(b_wxyz, axis=1))
     return np.degrees(2 * np.arccos(np.clip(dot, -1.0, 1.0)))
 
 
