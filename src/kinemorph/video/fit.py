@@ -21,20 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..transforms import mat_to_quat, quat_exp, quat_log, quat_to_mat
-from .rig import P, rig
-
-
-def _unit_const(v: tuple[float, float, float]) -> np.ndarray:
-    a = np.array(v)
-    return a / np.linalg.norm(a)
-
+from .rig import ELBOW_AXES, P, rig
 
 _Z = np.array([0.0, 0.0, 1.0])
-# Elbow flexion axes (flexion is a negative turn about them) in the upper arm's frame, as the LAFAN1
-# capture rig has them: the median rotation axis of LAFAN1's elbows, about 18-22° off the local z
-# that the procedural rig uses. Aiming the arm's twist by them gives LAFAN1-like arm frames, which
-# the robots' LAFAN1 mappings (rotation targets on the arms) expect.
-ELBOW_AXES = {"left": _unit_const((0.055, 0.30, 0.952)), "right": _unit_const((-0.077, -0.376, 0.923))}
 _HINGE_FALLBACK = 0.15  # weight of the straight-limb twist reference against sin(bend angle)
 
 

@@ -2,7 +2,8 @@
 
 Each joint's local rotation is measured against its neutral one (the rig's standing pose) and split
 into twist about the bone (local x) and swing of the bone; hinges (knees, elbows) into the angle
-about the hinge (local z; flexion is negative) and the rotation off it. The ranges are generous
+about the hinge (local z for knees, rig.ELBOW_AXES for elbows; flexion is negative) and the
+rotation off it. The ranges are generous
 versions of clinical ranges of motion (e.g. knee flexion to about 150°, hip rotation about ±45°,
 forearm pronation and supination about ±85°), since they reject only what cannot be a person:
 a knee bent forwards, a thigh turned backwards, a head turned beyond the shoulder.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..transforms import mat_to_quat, quat_conj, quat_continuous, quat_mul, quat_normalize
-from .rig import rig
+from .rig import ELBOW_AXES, rig
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,23 @@ LIMITS: tuple[JointLimit, ...] = (
 )
 
 
-def twist_swing(q: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """Twist angle about a local axis (0 x, 1 y, 2 z) in (-180, 180] and swing angle in [0, 180]
-    [deg] of unit quaternions (..., 4) wxyz."""
-    w, a = q[..., 0], q[..., 1 + axis]
+def twist_swing(q: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Twist angle about a unit axis (3,) of the local frame in (-180, 180] and swing angle in
+    [0, 180] [deg] of unit quaternions (..., 4) wxyz."""
+    w, a = q[..., 0], q[..., 1:] @ axis
     twist = np.degrees(2.0 * np.arctan2(a, w))
     twist = (twist + 180.0) % 360.0 - 180.0
     swing = np.degrees(2.0 * np.arccos(np.clip(np.sqrt(w * w + a * a), 0.0, 1.0)))
     return twist, swing
+
+
+def _axis(lim: JointLimit) -> np.ndarray:
+    """The axis a limit's twist is measured about: the bone (x), the knee's z, the elbow's axis."""
+    if not lim.hinge:
+        return np.array([1.0, 0.0, 0.0])
+    if "ForeArm" in lim.joint:
+        return ELBOW_AXES["left" if lim.joint.startswith("Left") else "right"]
+    return np.array([0.0, 0.0, 1.0])
 
 
 def violations(local_rot: np.ndarray, limits: tuple[JointLimit, ...] = LIMITS) -> np.ndarray:
@@ -73,7 +83,7 @@ def violations(local_rot: np.ndarray, limits: tuple[JointLimit, ...] = LIMITS) -
     for lim in limits:
         j = r.joint(lim.joint)
         delta = quat_mul(quat_conj(neutral[j]), local_rot[:, j])
-        twist, swing = twist_swing(delta, 2 if lim.hinge else 0)
+        twist, swing = twist_swing(delta, _axis(lim))
         bad[:, j] = (twist < lim.twist[0]) | (twist > lim.twist[1]) | (swing > lim.swing)
     return bad
 

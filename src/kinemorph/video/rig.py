@@ -21,6 +21,15 @@ from ..motion.skeleton import Skeleton
 from ..transforms import quat_to_mat
 from .blazepose import INDEX, NAMES, marker_positions
 
+# Elbow flexion axes (flexion is a negative turn about them) in the upper arm's frame, as the LAFAN1
+# capture rig has them: the median rotation axis of LAFAN1's elbows, about 18-22° off the local z
+# that the procedural rig uses. Aiming the arm's twist by them gives LAFAN1-like arm frames, which
+# the robots' LAFAN1 mappings (rotation targets on the arms) expect. Knees bend about local z.
+ELBOW_AXES = {
+    side: np.array(v) / np.linalg.norm(v)
+    for side, v in (("left", (0.055, 0.30, 0.952)), ("right", (-0.077, -0.376, 0.923)))
+}
+
 DERIVED = {
     "hip_mid": ("left_hip", "right_hip"),
     "shoulder_mid": ("left_shoulder", "right_shoulder"),
@@ -115,4 +124,14 @@ def rig() -> Rig:
 
 FOOT_POINTS = ("left_heel", "right_heel", "left_foot_index", "right_foot_index")
 
-__all__ = ["DERIVED", "FOOT_POINTS", "POINTS", "Rig", "lafan1_skeleton", "motion_from_local", "rig", "with_derived"]
+__all__ = [
+    "DERIVED",
+    "ELBOW_AXES",
+    "FOOT_POINTS",
+    "POINTS",
+    "Rig",
+    "lafan1_skeleton",
+    "motion_from_local",
+    "rig",
+    "with_derived",
+]
