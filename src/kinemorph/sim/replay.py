@@ -134,6 +134,10 @@ def replay(
     diverged_at, why = None, ""
     frame, k, steps = 0, 0, 0
     stopped = False
+    target = ff + kd * vref[:, vadr]  # the reference part of the control law, per physics step
+    qref = np.ascontiguousarray(ref[:, qadr])
+    qpos, qvel, ctrl = d.qpos, d.qvel, d.ctrl
+    tau = np.zeros(m.nu)
     texts: list[str] = []
     with _captured_warnings(texts):
         while frame < n_frames:
@@ -141,29 +145,29 @@ def replay(
             while k < target_k:
                 if w_b > 0 and k % balance_every == 0:
                     dtau = balance_torques(m, d, ref[k], vref[k], w_b, tm.floor_geom, vadr)
-                damp = kd * d.qvel[vadr]
-                tau = ff[k] + dtau + kp * (ref[k, qadr] - d.qpos[qadr]) + kd * vref[k, vadr]
+                damp = kd * qvel[vadr]
+                np.add(target[k], dtau, out=tau)
+                tau += kp * (qref[k] - qpos[qadr])
                 clipped = np.clip(tau, damp - lim, damp + lim)
                 hit = clipped != tau
-                sat_count += hit
-                sat_any += bool(hit.any())
-                d.ctrl[:] = clipped
+                if hit.any():
+                    sat_count += hit
+                    sat_any += 1
+                ctrl[:] = clipped
                 if w_a > 0:
                     out_assist[frame] = base_assist(m, d, ref[k], vref[k], w_a, tm.mass, root)
                 mujoco.mj_step(m, d)
                 k += 1
                 steps += 1
-                if not np.isfinite(d.qpos).all() or _warned(d):
-                    diverged_at, why = k * dt, _warning_text(d, texts)
-                    break
-            if diverged_at is not None:
+            if not np.isfinite(qpos).all() or _warned(d):  # checked once per frame
+                diverged_at, why = k * dt, _warning_text(d, texts)
                 break
-            out_q[frame] = d.qpos
-            out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
+            out_q[frame] = qpos
+            out_tau[frame] = ctrl - kd * qvel[vadr]
             out_cf[frame], out_slip[frame] = floor_contacts(m, tm.floor_geom, d)
             frame += 1
             report(progress, frame, n_frames)
-            if fall_check is not None and fall_check(frame - 1, d.qpos):  # type: ignore[operator]
+            if fall_check is not None and fall_check(frame - 1, qpos):  # type: ignore[operator]
                 stopped = True
                 break
     n = max(frame, 1)
