@@ -184,6 +184,8 @@ def test_demo_writes_every_output(tmp_path: Path, capsys) -> None:  # type: igno
             "demo_walk_unitree_g1.npz",
             "demo_walk_unitree_g1.pkl",
             "demo_walk_unitree_g1.csv",
+            "demo_walk_unitree_g1.csv.meta.json",  # the export metadata of formats without room for it
+            "demo_walk_unitree_g1.pkl.meta.json",
             "demo_walk_unitree_g1.json",
             "demo_walk_unitree_g1_quality.json",
             "demo_walk_unitree_g1.png",

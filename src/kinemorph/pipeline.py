@@ -66,16 +66,18 @@ class Outputs:
     """Where a job's results go; every path is checked before anything is written.
 
     Attributes:
-        motion: robot motion files, format by suffix (.npz .pkl .csv .json).
+        motion: robot motion files, format by file name (kinemorph.io.EXPORT_FORMATS endings).
         report: the quality report as JSON, or None.
         plot: a PNG of tracking error and joint curves, or None.
         force: overwrite existing files.
+        format: a format name for every motion file (kinemorph.io.EXPORT_FORMATS), overriding their names.
     """
 
     motion: tuple[str | Path, ...] = ()
     report: str | Path | None = None
     plot: str | Path | None = None
     force: bool = False
+    format: str | None = None
 
     def paths(self) -> list[Path]:
         extra = [p for p in (self.report, self.plot) if p is not None]
@@ -85,13 +87,13 @@ class Outputs:
         """Refuse an unknown motion format, an existing file without force, a missing folder and
         two outputs that are one file."""
         from .errors import UnknownNameError
-        from .io import FORMATS, format_for
+        from .io import format_for
 
         for p in self.motion:
             try:
-                format_for(p)
-            except UnknownNameError:
-                raise KinemorphError(f"{p}: unsupported output format; supported: {', '.join(FORMATS)}") from None
+                format_for(p, self.format)
+            except UnknownNameError as exc:
+                raise KinemorphError(f"{p}: unsupported output format; supported: {', '.join(exc.valid)}") from None
         seen: dict[Path, Path] = {}
         for p in self.paths():
             check_writable(p, force=self.force)
@@ -104,7 +106,7 @@ class Outputs:
         from .io import save
 
         for p in self.motion:
-            save(result, p, robot=robot, force=self.force)
+            save(result, p, robot=robot, force=self.force, format=self.format)
         if self.report is not None and report is not None:
             report.save_json(self.report, force=self.force)
         if self.plot is not None and report is not None:

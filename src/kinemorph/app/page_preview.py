@@ -39,13 +39,13 @@ class PreviewPage:
         self.error = ""
         self.progress = (0, 0)
         self.kp_view: PointsView | None = None
+        self.overlay: np.ndarray | None = None  # (T, J, 3) source positions shown when the result has no keypoints
 
     # -- handlers ------------------------------------------------------------------------------------
     def run(self, progress: Any = None) -> str:
         """Retarget with the current setup; returns a one-line summary (errors raise)."""
         result, report = self.state.run_retarget(progress)
-        self.pose = self.state.robot(meshes=False).fk(result.qpos)
-        self.playback.load(result.num_frames, result.fps)
+        self.load_result()
         return (
             f"{result.num_frames} frames onto {result.robot} with {result.info.get('engine', '?')}: tracking error "
             f"mean {report.tracking_error_mean_cm:.1f} cm, {result.info.get('frames_per_s', float('nan')):.0f} frames/s"
@@ -97,8 +97,18 @@ class PreviewPage:
             path = save(r, Path(tmp) / name, robot=self.state.robot())
             return name, path.read_bytes()
 
+    def load_result(self) -> None:
+        """Playback and body poses of the state's result (after a retarget, or a file opened by view)."""
+        r = self.state.result
+        if r is None:
+            raise ValueError("no result to show")
+        self.pose = self.state.robot(meshes=False).fk(r.qpos)
+        self.playback.load(r.num_frames, r.fps)
+
     def keypoints(self, frame: int) -> np.ndarray:
         r = self.state.result
+        if r is not None and r.keypoints is None and self.overlay is not None:
+            return self.overlay[min(frame, len(self.overlay) - 1)]
         if r is None or r.keypoints is None:
             return np.zeros((0, 3))
         return r.keypoints.positions[min(frame, r.num_frames - 1)]

@@ -30,6 +30,9 @@ COMMANDS = (
     "render",
     "simulate",
     "video",
+    "convert",
+    "report",
+    "view",
 )
 """Subcommand modules of this package, in the order ``kinemorph --help`` lists them."""
 

@@ -18,18 +18,19 @@ from typing import Any
 
 from . import EXIT_INTERRUPTED
 from ._common import add_engine_options, engine_options, robot_help
+from .convert import format_help
 
 EXIT_OK = 0
 EXIT_PARTIAL = 3
 
 
 def _format(text: str) -> str:
-    return "." + text.lower().lstrip(".")
+    return text.lower().lstrip(".")
 
 
 def register(sub: Any) -> None:
     """Register the ``batch`` subcommand; engine options come from the engines' config dataclasses."""
-    from ..io import FORMATS
+    from ..io import EXPORT_FORMATS
 
     p = sub.add_parser(
         "batch",
@@ -43,9 +44,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--format",
         type=_format,
-        default=".npz",
-        choices=list(FORMATS),
-        help="output format [default: .npz]; the output keeps the input's relative path",
+        default="npz",
+        choices=list(EXPORT_FORMATS),
+        help=format_help() + " [default: npz]; the output keeps the input's relative path",
     )
     p.add_argument("--workers", type=int, help="worker processes [default: the CPU cores]; with --ray: tasks in flight")
     p.add_argument(

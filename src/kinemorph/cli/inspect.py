@@ -1,4 +1,5 @@
-"""``kinemorph inspect``: a motion file's skeleton, frames, fps and duration."""
+"""``kinemorph inspect``: a motion file's skeleton, frames, fps and duration; for a result file
+(any export format) its format, robot, joint and body order, metadata and arrays."""
 
 from __future__ import annotations
 
@@ -10,14 +11,19 @@ from typing import Any
 def register(sub: Any) -> None:
     from ..motion.presets import PRESETS
 
-    p = sub.add_parser("inspect", help="show a motion file's skeleton, frames, fps and duration")
+    p = sub.add_parser("inspect", help="show a motion file's skeleton, frames, fps and duration, or a result file's")
     p.add_argument("input", type=Path)
     p.add_argument("--preset", default="auto", choices=["auto", *PRESETS])
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..io import describe, is_export
     from ..motion import load_motion
+
+    if is_export(args.input):
+        print(describe(args.input).text())
+        return 0
 
     m = load_motion(args.input, args.preset)
     sk = m.skeleton

@@ -9,13 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from ._common import add_engine_options, engine_options, robot_help
+from .convert import format_help
 
 
 def register(sub: Any) -> None:
+    from ..io import EXPORT_FORMATS
+
     p = sub.add_parser("retarget", help="retarget a motion file onto a robot")
     p.add_argument("input", type=Path, help="motion file (.bvh, keypoint .npz)")
     p.add_argument("--robot", required=True, help=robot_help())
-    p.add_argument("-o", "--output", type=Path, required=True, help="output file: .npz .pkl .csv or .json")
+    p.add_argument(
+        "-o", "--output", type=Path, required=True, help="output file; its name picks the format (see --format)"
+    )
+    p.add_argument("--format", choices=list(EXPORT_FORMATS), help=format_help())
     p.add_argument("--force", action="store_true", help="overwrite existing outputs")
     p.add_argument("--report", type=Path, help="also save the quality report as JSON")
     p.add_argument("--plot", type=Path, help="also save a PNG of per-frame tracking error and joint curves")
@@ -38,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         options=engine_options(args),
         compat=args.compat,
         preset=args.preset,
-        outputs=Outputs((args.output,), report=args.report, plot=args.plot, force=args.force),
+        outputs=Outputs((args.output,), report=args.report, plot=args.plot, force=args.force, format=args.format),
     )
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {Path(args.robot).stem}")
     done = run_job(job, progress=bar)

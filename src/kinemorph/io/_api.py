@@ -3,6 +3,7 @@ from the one EXPORT_FORMATS registry."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,7 +195,7 @@ def save(
             holosoma and mjlab (which load the motion's known robot by name when none is given).
         force: overwrite an existing file (otherwise OutputExistsError).
         format: a name in ``EXPORT_FORMATS`` ("beyondmimic", "holosoma", ...); default: by file name.
-        settings: what produced the motion, for the metadata (default: ``robot_motion.info``).
+        settings: what produced the motion, for the metadata (default: ``robot_motion.settings``).
 
     Returns:
         The path written.
@@ -213,6 +214,22 @@ def save(
         tmp.write_text(meta.to_json() + "\n", encoding="utf-8")
         fmt.write(robot_motion, target, robot=robot, force=force, meta=meta)
     return target
+
+
+def is_export(path: str | Path) -> bool:
+    """True for a file a RobotMotion reader takes: a name with an export ending (not a motion
+    source: an .npz must hold GMR's or a tracker's keys, not keypoints)."""
+    try:
+        fmt = detect_format(path)
+    except KinemorphError:
+        return False
+    if fmt.name != "npz":
+        return True
+    try:
+        keys = set(_tracking.contents(Path(path)))
+    except MotionFileError:
+        return False
+    return set(_npz.REQUIRED_KEYS) <= keys
 
 
 def written_files(path: str | Path, *, format: str | None = None) -> list[Path]:
@@ -238,7 +255,8 @@ def load(
     dof_names: Sequence[str] | None = None,
     format: str | None = None,
 ) -> RobotMotion:
-    """Read a RobotMotion from any format in ``EXPORT_FORMATS``; root_rot comes back wxyz.
+    """Read a RobotMotion from any format in ``EXPORT_FORMATS``; root_rot comes back wxyz and
+    ``settings`` holds the metadata's settings.
 
     Args:
         path: the file.
@@ -254,4 +272,5 @@ def load(
     if not p.is_file():
         raise MotionFileError(p, "no such file")
     meta = read_meta(p, format=fmt.name)
-    return fmt.read(p, robot_name=robot_name, dof_names=None if dof_names is None else tuple(dof_names), meta=meta)
+    motion = fmt.read(p, robot_name=robot_name, dof_names=None if dof_names is None else tuple(dof_names), meta=meta)
+    return motion if meta is None else dataclasses.replace(motion, settings=dict(meta.settings))

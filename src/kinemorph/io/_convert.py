@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -206,7 +207,9 @@ def convert(
     if loaded is not None:
         mine, theirs = tuple(motion.dof_names), tuple(loaded.dof_names)
         if mine != theirs and len(mine) == len(theirs) and all(_PLACEHOLDER.match(n) for n in mine):
-            motion = RobotMotion.from_qpos(loaded.name, motion.fps, motion.qpos, theirs, info=motion.info)
+            motion = RobotMotion.from_qpos(
+                loaded.name, motion.fps, motion.qpos, theirs, info=motion.info, settings=motion.settings
+            )
             warnings.append(f"{src} names no joints: they are taken as robot {loaded.name}'s, in its order")
         elif mine != theirs:
             raise KinemorphError(
@@ -224,8 +227,8 @@ def convert(
                 f"the output uses {Path(loaded.path).name}"
             )
         if motion.robot != loaded.name:
-            motion = RobotMotion.from_qpos(loaded.name, motion.fps, motion.qpos, motion.dof_names, info=motion.info)
-    settings = dict(meta.settings) if meta is not None else {}
+            motion = dataclasses.replace(motion, robot=loaded.name)
+    settings = dict(motion.settings)
     settings["converted_from"] = {"file": str(src), "format": in_fmt.name}
     written = save(motion, output, robot=loaded, force=force, format=out_fmt.name, settings=settings)
     return Conversion(
