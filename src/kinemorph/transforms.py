@@ -208,3 +208,56 @@ def yaw_quat(q: np.ndarray) -> np.ndarray:
     fwd = quat_rotate(q, np.array([1.0, 0.0, 0.0]))
     yaw = np.arctan2(fwd[..., 1], fwd[..., 0])
     return axis_angle_to_quat(_AXES["z"], yaw)
+
+
+# -- rotation matrices and poses ----------------------------------------------------------------
+def _rot(a: np.ndarray | float, i: int) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    c, s = np.cos(a), np.sin(a)
+    m = np.zeros((*a.shape, 3, 3))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    m[..., i, i] = 1.0
+    m[..., j, j] = c
+    m[..., k, k] = c
+    m[..., k, j] = s
+    m[..., j, k] = -s
+    return m
+
+
+def rot_x(a: np.ndarray | float) -> np.ndarray:
+    """Rotation matrices about x by a [rad]. Shape: a.shape + (3, 3)."""
+    return _rot(a, 0)
+
+
+def rot_y(a: np.ndarray | float) -> np.ndarray:
+    """Rotation matrices about y by a [rad]. Shape: a.shape + (3, 3)."""
+    return _rot(a, 1)
+
+
+def rot_z(a: np.ndarray | float) -> np.ndarray:
+    """Rotation matrices about z by a [rad]. Shape: a.shape + (3, 3)."""
+    return _rot(a, 2)
+
+
+def unit_vectors(v: np.ndarray) -> np.ndarray:
+    """v scaled to length 1 along its last axis."""
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def frame_xy(x: np.ndarray, y_hint: np.ndarray) -> np.ndarray:
+    """Rotation matrices with columns x, y (y_hint made orthogonal to x), z = x × y. (..., 3) -> (..., 3, 3)."""
+    x = unit_vectors(np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(y_hint))))
+    y = y_hint - np.sum(y_hint * x, axis=-1, keepdims=True) * x
+    y = unit_vectors(y)
+    return np.stack([x, y, np.cross(x, y)], axis=-1)
+
+
+def pose_compose(pa: np.ndarray, qa: np.ndarray, pb: np.ndarray, qb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pose a then b (positions [m], quaternions wxyz): (pa + qa pb, qa qb)."""
+    return pa + quat_rotate(qa, pb), quat_mul(qa, qb)
+
+
+def pose_inverse(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inverse pose: (-q^-1 p, q^-1)."""
+    qi = quat_conj(q)
+    return -quat_rotate(qi, p), qi

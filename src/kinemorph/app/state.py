@@ -16,8 +16,8 @@ from ..errors import KinemorphError, UnknownNameError
 from ..mapping.mapping import Mapping, default_mapping
 from ..motion import Motion, apply_preset, load_motion, read_bvh
 from ..motion.bvh import BvhData
-from ..progress import Progress
 from ..pipeline import RetargetJob, run_job
+from ..progress import Progress
 from ..quality import QualityReport
 from ..retarget import ENGINES, resolve_engine
 from ..robots import KNOWN_ROBOTS, Robot, load_robot
@@ -192,7 +192,8 @@ class AppState:
     # -- retarget ----------------------------------------------------------------------------------
     def run_retarget(self, progress: Progress | None = None) -> tuple[RobotMotion, QualityReport]:
         """Retarget the open clip with the current settings and evaluate it (the library's job)."""
-        job = RetargetJob(self.need_motion(), self.robot(), self.mapping, engine=self.engine_name(), config=self.config())
+        motion, robot = self.need_motion(), self.robot()
+        job = RetargetJob(motion, robot, self.mapping, engine=self.engine_name(), config=self.config())
         done = run_job(job, progress=progress)
         result, report = done.result, done.report
         assert report is not None

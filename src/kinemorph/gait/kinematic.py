@@ -13,18 +13,17 @@ toward a crouched standing pose, which a short warm-up from the rest pose finds 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..progress import Progress
+from ..retarget.settings import IkSettings, StageTasks
 from ..retarget.solve import Solution, solve_sequence
 from ..robots.robot import Robot
 from ..robots.robot_motion import Keypoints, RobotMotion
-from ..transforms import quat_angle, quat_conj, quat_mul, quat_rotate
+from ..transforms import pose_compose, pose_inverse, quat_angle
 from .commands import Commands
 from .planner import plan
 from .robot_table import RobotGait, chain_joints, robot_gait
@@ -42,8 +41,9 @@ KNEE_MIN_BEND = 0.1
 
 
 @dataclass(frozen=True)
-class GaitConfig:
-    """Settings of the kinematic gait output.
+class GaitConfig(IkSettings):
+    """Settings of the kinematic gait output: the IK step's (IkSettings, with the defaults below;
+    no joint speed limit), plus
 
     Attributes:
         fps: frames per second of the plan and of the motion [1/s].
@@ -52,10 +52,6 @@ class GaitConfig:
         pelvis_position_weight: IK cost on the pelvis position [1/m].
         pelvis_rotation_weight: IK cost on the pelvis orientation [1/rad].
         posture_weight: pull of the leg joints toward the crouched standing pose [1/rad].
-        damping: Levenberg-Marquardt damping of each step: a pull toward the previous frame.
-        lm_damping: per-task damping, times the task's squared weighted error.
-        tolerance: a frame's steps repeat while its error falls by more than this.
-        max_extra_iterations: repeats per frame after the first step.
     """
 
     fps: float = 50.0
@@ -70,24 +66,15 @@ class GaitConfig:
     max_extra_iterations: int = 20
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if not self.fps >= 25:
             raise ConfigError(f"fps must be at least 25 (every swing spans two frames), got {self.fps}")
         for name in ("foot_position_weight", "pelvis_position_weight"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
-        for name in ("foot_rotation_weight", "pelvis_rotation_weight", "posture_weight", "damping", "lm_damping",
-                     "tolerance", "max_extra_iterations"):  # fmt: skip
+        for name in ("foot_rotation_weight", "pelvis_rotation_weight"):
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
-
-
-def _compose(pa: np.ndarray, qa: np.ndarray, pb: np.ndarray, qb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return pa + quat_rotate(qa, pb), quat_mul(qa, qb)
-
-
-def _inverse(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    qi = quat_conj(q)
-    return -quat_rotate(qi, p), qi
 
 
 def upper_joint_values(ref: Reference, robot: Robot, rg: RobotGait) -> np.ndarray:
@@ -119,12 +106,12 @@ def _tasks(ref: Reference, robot: Robot, rg: RobotGait, upper: np.ndarray) -> _T
             if j in mapped:
                 q[:, 7 + j] = mapped[j]
         fk = robot.fk(q)
-        rel = _inverse(fk.positions[:, pelvis], fk.rotations[:, pelvis])
-        poses.insert(0, _compose(ref.pelvis_pos, ref.pelvis_rot, *rel))
+        rel = pose_inverse(fk.positions[:, pelvis], fk.rotations[:, pelvis])
+        poses.insert(0, pose_compose(ref.pelvis_pos, ref.pelvis_rot, *rel))
         bodies.insert(0, robot.root_body_id)
     for f, foot in enumerate(rg.feet):
-        off = _inverse(rg.sole_pos[f], rg.sole_rot[f])
-        poses.append(_compose(ref.foot_pos[:, f], ref.foot_rot[:, f], off[0], off[1]))
+        off = pose_inverse(rg.sole_pos[f], rg.sole_rot[f])
+        poses.append(pose_compose(ref.foot_pos[:, f], ref.foot_rot[:, f], off[0], off[1]))
         bodies.append(robot.body_id(foot))
     targets = np.concatenate([np.concatenate([p, q], axis=-1)[:, None] for p, q in poses], axis=1)
     return _Tasks(bodies, targets, chain)
@@ -149,39 +136,35 @@ def _bent_knees(robot: Robot, qpos: np.ndarray) -> np.ndarray:
     return q
 
 
-@contextmanager
-def _knee_floor(robot: Robot) -> Iterator[None]:
-    """While the IK runs, keep every knee bent by at least KNEE_MIN_BEND: a knee that passed through
-    straight would be caught on the wrong side of the singularity (hyperextended against its limit).
-    The model's limits are restored afterwards."""
-    m = robot.model
-    saved = m.jnt_range.copy()
-    try:
-        for j, sign in _knees(robot):
-            jid = int(robot.joint_ids[j])
-            lo, hi = m.jnt_range[jid]
-            if sign > 0:
-                m.jnt_range[jid, 0] = min(max(lo, KNEE_MIN_BEND), hi)
-            else:
-                m.jnt_range[jid, 1] = max(min(hi, -KNEE_MIN_BEND), lo)
-        yield
-    finally:
-        m.jnt_range[:] = saved
+def _knee_limits(robot: Robot) -> tuple[np.ndarray, np.ndarray]:
+    """Per-dof joint limits (nv,) for the IK with every knee kept bent by at least KNEE_MIN_BEND:
+    a knee that passed through straight would be caught on the wrong side of the singularity
+    (hyperextended against its limit). The robot's model is not changed."""
+    lower = np.concatenate([np.full(6, -np.inf), robot.lower])
+    upper = np.concatenate([np.full(6, np.inf), robot.upper])
+    for j, sign in _knees(robot):
+        lo, hi = robot.lower[j], robot.upper[j]
+        if sign > 0:
+            lower[6 + j] = min(max(lo, KNEE_MIN_BEND), hi)
+        else:
+            upper[6 + j] = max(min(hi, -KNEE_MIN_BEND), lo)
+    return lower, upper
 
 
 def _solve(
     robot: Robot,
-    stage: list[tuple[int, float, float]],
+    stage: StageTasks,
     targets: np.ndarray,
     init: np.ndarray,
     cfg: GaitConfig,
+    fps: float,
     *,
     posture: tuple[np.ndarray, np.ndarray] | None = None,
     progress: Progress | None = None,
 ) -> Solution:
     return solve_sequence(
-        robot, [stage], np.ascontiguousarray(targets), init, damping=cfg.damping, lm_damping=cfg.lm_damping,
-        tolerance=cfg.tolerance, max_extra_iterations=cfg.max_extra_iterations, posture=posture, progress=progress,
+        robot, [stage], np.ascontiguousarray(targets), init, settings=cfg, fps=fps, posture=posture,
+        joint_limits=_knee_limits(robot), progress=progress,
     )  # fmt: skip
 
 
@@ -206,22 +189,22 @@ def solve_reference(
     n = ref.num_frames
     feet_w = (cfg.foot_position_weight, cfg.foot_rotation_weight)
     pelvis_w = (cfg.pelvis_position_weight, cfg.pelvis_rotation_weight)
-    stage = [(b, *(feet_w if k >= len(tasks.bodies) - 2 else pelvis_w)) for k, b in enumerate(tasks.bodies)]
+    stage = StageTasks.of(
+        (b, *(feet_w if k >= len(tasks.bodies) - 2 else pelvis_w)) for k, b in enumerate(tasks.bodies)
+    )
 
     init = _bent_knees(robot, robot.rest_qpos())
     fk = robot.fk(init)
     delta = tasks.targets[0, 0, :3] - fk.positions[0, tasks.bodies[0]]
     init[:3] += delta  # the first task body (root or pelvis) at its first target position
     warmup = np.repeat(tasks.targets[:1, None], WARMUP_FRAMES, axis=0)
-    with _knee_floor(robot):
-        warm = _solve(robot, stage, warmup, init, cfg)
+    warm = _solve(robot, stage, warmup, init, cfg, fps)
     stand = warm.qpos[-1].copy()
 
     weights = np.zeros(robot.nv)
     legs = [j for j in range(robot.num_dofs) if j not in set(rg.joints.tolist()) | set(tasks.chain)]
     weights[6 + np.array(legs, dtype=np.int64)] = cfg.posture_weight
-    with _knee_floor(robot):
-        sol = _solve(robot, stage, tasks.targets[:, None], stand, cfg, posture=(weights, stand), progress=progress)
+    sol = _solve(robot, stage, tasks.targets[:, None], stand, cfg, fps, posture=(weights, stand), progress=progress)
     qpos = sol.qpos.copy()
     direct = [k for k, j in enumerate(rg.joints.tolist()) if j not in tasks.chain]
     qpos[:, 7 + rg.joints[direct]] = upper[:, direct]
@@ -264,7 +247,7 @@ def sole_poses(qpos: np.ndarray, robot: Robot, rg: RobotGait) -> tuple[np.ndarra
     rot = np.empty((len(qpos), 2, 4))
     for f, foot in enumerate(rg.feet):
         b = robot.body_id(foot)
-        pos[:, f], rot[:, f] = _compose(pose.positions[:, b], pose.rotations[:, b], rg.sole_pos[f], rg.sole_rot[f])
+        pos[:, f], rot[:, f] = pose_compose(pose.positions[:, b], pose.rotations[:, b], rg.sole_pos[f], rg.sole_rot[f])
     return pos, rot
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..transforms import quat_rotate
+from ..transforms import euler_to_quat, quat_rotate
 from .footsteps import GaitBody
 from .sampler import StyleTables
 from .style import CURVE_KEYS, FOOT_CURVES, UPPER_BODY_JOINTS
@@ -103,16 +103,8 @@ def pivot_slip(foot_pos: np.ndarray, foot_rot: np.ndarray, pivots: np.ndarray, c
 
 
 def zyx_quat(yaw: np.ndarray, pitch: np.ndarray, roll: np.ndarray) -> np.ndarray:
-    """Quaternion of Rz(yaw) Ry(pitch) Rx(roll) (intrinsic z, y, x), written out. Shape: (..., 4)."""
-    half = 0.5 * np.stack([yaw, pitch, roll])
-    c, s = np.cos(half), np.sin(half)
-    cz, cy, cx = c
-    sz, sy, sx = s
-    return np.stack(
-        [cz * cy * cx + sz * sy * sx, cz * cy * sx - sz * sy * cx, cz * sy * cx + sz * cy * sx,
-         sz * cy * cx - cz * sy * sx],
-        axis=-1,
-    )  # fmt: skip
+    """Quaternion of Rz(yaw) Ry(pitch) Rx(roll) (intrinsic z, y, x). Shape: (..., 4)."""
+    return euler_to_quat(np.stack(np.broadcast_arrays(yaw, pitch, roll), axis=-1), "zyx")
 
 
 def _pivot_translation(heel: np.ndarray, toe: np.ndarray, body: GaitBody) -> tuple[np.ndarray, np.ndarray]:

@@ -28,29 +28,25 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, UnknownNameError
-from ..transforms import mat_to_quat, quat_to_euler
-from ._gait import (
+from ..transforms import frame_xy, mat_to_quat, quat_to_euler, rot_x, rot_y, rot_z
+from .bvh import BvhData
+from .motion import Motion
+from .presets import _Y_UP_TO_Z_UP, apply_preset
+from .procedural_walk import (
     FOOTPRINT_AT,
     HEEL_ROLL,
     STANCE,
     FootShape,
-    Path,
     StepStyle,
-    Timing,
+    WalkPath,
+    WalkTiming,
     foot_trajectory,
-    frame_xy,
     leg_ik,
     plan_steps,
     reach_height,
-    rot_x,
-    rot_y,
-    rot_z,
     smooth_below,
     softmin,
 )
-from .bvh import BvhData
-from .motion import Motion
-from .presets import _Y_UP_TO_Z_UP, apply_preset
 from .skeleton import EndSite, Skeleton
 
 _ROOT_CH = ("Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation")
@@ -130,7 +126,7 @@ def _seed(seed: Any) -> int:
     return int(seed)
 
 
-def _walk_timing(duration: float, speed: float) -> tuple[Timing, float]:
+def _walk_timing(duration: float, speed: float) -> tuple[WalkTiming, float]:
     """The walk's timing and the time [s] from which both feet stand still; ConfigError when too short."""
     period = 2.0 / (1.0 + 0.75 * speed)  # cadence 1 + 0.75 v steps/s: 1.9 at 1.2 m/s
     t_rise, t_go = 1.0, 1.3
@@ -143,7 +139,7 @@ def _walk_timing(duration: float, speed: float) -> tuple[Timing, float]:
         need = first_down + n_min * 0.5 * period + settle + 1.0
         raise ConfigError(f"duration must be at least {need:.2f} s for a walk at {speed:g} m/s, got {duration:g}")
     t_stop = first_down + n_last * 0.5 * period + into
-    timing = Timing(speed=speed, period=period, t_rise=t_rise, rise=period, t_stop=t_stop, fall=period, t_go=t_go)
+    timing = WalkTiming(speed=speed, period=period, t_rise=t_rise, rise=period, t_stop=t_stop, fall=period, t_go=t_go)
     return timing, first_down + n_last * 0.5 * period + settle
 
 
@@ -152,7 +148,7 @@ def _cos(c: np.ndarray, at: float, harmonic: int = 1) -> np.ndarray:
 
 
 def _pose(
-    timing: Timing, path: Path, t: np.ndarray, fps: float, rng: np.random.Generator
+    timing: WalkTiming, path: WalkPath, t: np.ndarray, fps: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Global joint frames (N, J, 3, 3) and root position (N, 3) [m] in the Z-up world at times t (N,) [s]."""
     n = t.shape[0]
@@ -242,7 +238,7 @@ def _bvh_data(R: np.ndarray, root: np.ndarray, fps: float) -> BvhData:
 
 
 def _clip(kind: str, duration: float, fps: float, speed: float, turn_rate: float, seed: int) -> Motion:
-    timing, meta = Timing(speed=0.0, period=1.0), {"duration": duration}
+    timing, meta = WalkTiming(speed=0.0, period=1.0), {"duration": duration}
     if kind == "walk":
         timing, still_from = _walk_timing(duration, speed)
         meta = {
@@ -255,7 +251,7 @@ def _clip(kind: str, duration: float, fps: float, speed: float, turn_rate: float
             "steady_start": timing.t_rise + timing.rise,
             "steady_end": timing.t_stop - timing.fall,
         }
-    path = Path(turn_rate / speed if speed > 0 else 0.0)
+    path = WalkPath(turn_rate / speed if speed > 0 else 0.0)
     t = np.arange(max(round(duration * fps), 2)) / fps
     R, root = _pose(timing, path, t, fps, np.random.default_rng(seed))
     what = (

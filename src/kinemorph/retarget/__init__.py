@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,8 +110,18 @@ def retarget(
 
 
 def _plain(config: Any) -> dict[str, Any]:
-    """A config dataclass as JSON-ready data."""
-    return json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    """A config dataclass as strict-JSON data (infinite values as the strings "inf", "-inf")."""
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [clean(x) for x in v]
+        return v
+
+    return clean(json.loads(json.dumps(dataclasses.asdict(config), default=str)))
 
 
 def resolve_engine(engine: str, motion: Motion) -> str:

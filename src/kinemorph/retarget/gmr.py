@@ -20,22 +20,20 @@ from ..progress import Progress
 from ..robots.robot import Robot
 from ..robots.robot_motion import Keypoints, RobotMotion
 from .ground import apply_ground_shift, ground_shift
-from .laplacian import MeshTerm
+from .settings import IkSettings, StageTasks
 from .solve import solve_sequence
 from .targets import scaled_positions, stage_targets
+from .terms import PointTerm
 
 INIT_CHOICES = ("target", "qpos0", "rest")
 
 
 @dataclass(frozen=True)
-class GmrConfig:
-    """Settings of the gmr engine. Defaults are GMR's except where noted.
+class GmrConfig(IkSettings):
+    """Settings of the gmr engine: the IK step's (IkSettings; GMR's values: damping 0.5, LM
+    damping 1, tolerance 1e-3, 10 extra iterations, no joint speed limit, no posture pull), plus
 
     Attributes:
-        damping: Levenberg-Marquardt damping added to the step's Hessian diagonal (GMR: 0.5).
-        lm_damping: per-task damping, times the task's squared weighted error (GMR: 1).
-        tolerance: a stage repeats while its error falls by more than this (GMR: 1e-3).
-        max_extra_iterations: repeats per stage after the first step (GMR: 10).
         human_height: source stature [m]; every scale is multiplied by human_height /
             mapping.human_height_assumption. None keeps the mapping's scales (ratio 1).
             GMR's BVH pipeline uses 1.75.
@@ -45,21 +43,12 @@ class GmrConfig:
             "rest" (the robot's standing keyframe), "qpos0" (the model's qpos0; GMR).
     """
 
-    damping: float = 0.5
-    lm_damping: float = 1.0
-    tolerance: float = 1e-3
-    max_extra_iterations: int = 10
     human_height: float | None = None
     ground: str = "auto"
     init: str = "target"
 
     def __post_init__(self) -> None:
-        if not self.damping >= 0 or not self.lm_damping >= 0:
-            raise ConfigError("damping and lm_damping must be >= 0")
-        if not self.tolerance >= 0:
-            raise ConfigError("tolerance must be >= 0")
-        if self.max_extra_iterations < 0:
-            raise ConfigError("max_extra_iterations must be >= 0")
+        super().__post_init__()
         if self.human_height is not None and not (0.3 < self.human_height < 3.0):
             raise ConfigError(f"human_height must be in metres between 0.3 and 3, got {self.human_height}")
         if self.ground not in ("auto", "off"):
@@ -126,7 +115,7 @@ def solve_targets(
     cfg: GmrConfig,
     *,
     engine: str = "gmr",
-    mesh: MeshTerm | None = None,
+    mesh: PointTerm | None = None,
     progress: Progress | None = None,
     chunk: int = 200,
 ) -> RobotMotion:
@@ -137,16 +126,20 @@ def solve_targets(
     root_task = next(
         ((i, k) for i, st in enumerate(stages) for k, t in enumerate(st) if t.robot_body == mapping.robot_root), (0, -1)
     )
+    posture = None
+    if cfg.posture_weight > 0:
+        weights = np.zeros(robot.nv)
+        weights[6:] = cfg.posture_weight
+        posture = (weights, robot.rest_qpos())
     sol = solve_sequence(
         robot,
-        [[(robot.body_id(t.robot_body), t.position_weight, t.rotation_weight) for t in st] for st in stages],
+        [StageTasks.of((robot.body_id(t.robot_body), t.position_weight, t.rotation_weight) for t in s) for s in stages],
         targets,
         _initial_qpos(robot, mapping, targets, root_task[0], root_task[1], cfg.init),
-        damping=cfg.damping,
-        lm_damping=cfg.lm_damping,
-        tolerance=cfg.tolerance,
-        max_extra_iterations=cfg.max_extra_iterations,
-        mesh=mesh,
+        settings=cfg,
+        fps=motion.fps,
+        posture=posture,
+        term=mesh,
         progress=progress,
         chunk=chunk,
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 from numba import njit
 from scipy.optimize import differential_evolution, minimize
@@ -274,7 +275,8 @@ def _solve_graph(
     lam = robot_feet / max(source_feet, 1e-3)
     roots = np.concatenate([lam * src[:, 0, :2], _root_orientation(motion, robot, mapping)], axis=1)  # (T, 6)
 
-    model = ik.build_ik_model(robot.model, robot.data)
+    data = mujoco.MjData(robot.model)  # the engine's own: the robot is not changed
+    model = ik.build_ik_model(robot.model, data)
     lm_bodies = np.array([robot.body_id(b) for b, _ in robot.landmarks], dtype=np.int64)
     lm_offsets = np.array([o for _, o in robot.landmarks], dtype=float)
     chains, nchain = ik.task_chains(model, lm_bodies)

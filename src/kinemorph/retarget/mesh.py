@@ -1,4 +1,4 @@
-"""Engine ``mesh``: GMR's two stages plus an interaction-mesh term (laplacian.py).
+"""Engine ``mesh``: GMR's two stages plus an interaction-mesh term (terms.py: the generic point term it fills).
 
 Per frame, the mesh's vertices are the scaled source keypoints (the last stage's position
 targets, one per robot body) and ground points under the feet; its edges come from a Delaunay
@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 from scipy.spatial import Delaunay, QhullError
 
@@ -23,7 +24,7 @@ from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from . import ik
 from .gmr import GmrConfig, GmrTargets, build_targets, solve_targets
-from .laplacian import MeshTerm
+from .terms import PointTerm
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def _adjacency_knn(points: np.ndarray, k: int) -> list[set[int]]:
     return [set(np.argsort(row)[:k].tolist()) for row in d]
 
 
-def build_mesh(built: GmrTargets, robot: Robot, cfg: MeshConfig) -> MeshTerm:
+def build_mesh(built: GmrTargets, robot: Robot, cfg: MeshConfig) -> PointTerm:
     """The mesh term for every frame from the last stage's position targets. The mesh's topology
     is rebuilt every ``remesh_every`` frames (motion is smooth: who neighbours whom changes slowly);
     the Laplacian coordinates are computed for every frame."""
@@ -103,9 +104,9 @@ def build_mesh(built: GmrTargets, robot: Robot, cfg: MeshConfig) -> MeshTerm:
             w[a:b, i, : len(idx)] = 1.0 / max(len(idx), 1)
     gathered = np.take_along_axis(verts[:, :, None, :], np.maximum(nb, 0)[..., None], axis=1)  # (T, K, M, 3)
     delta = keypoints - np.sum(w[..., None] * gathered, axis=2)
-    model = ik.build_ik_model(robot.model, robot.data)
+    model = ik.build_ik_model(robot.model, mujoco.MjData(robot.model))
     chains, nchain = ik.task_chains(model, bodies)
-    return MeshTerm(
+    return PointTerm(
         float(cfg.mesh_weight), bodies, chains, nchain, nb, w, delta, fixed, np.zeros((k_count, 3, robot.nv))
     )
 

@@ -8,15 +8,18 @@ can be reported between chunks.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 from numba import njit
 
 from ..progress import Progress, report
 from ..robots.robot import Robot
 from . import ik
-from .laplacian import MeshTerm, accumulate_mesh, no_mesh
+from .settings import IkSettings, StageTasks
+from .terms import PointTerm, accumulate_points, no_term
 
 
 @njit(cache=True)
@@ -26,7 +29,7 @@ def ik_step(
     s: int,
     damping: float,
     posture: ik.Posture,
-    mesh: MeshTerm,
+    term: PointTerm,
     f: int,
     sc: ik.Scratch,
     scale: np.ndarray,
@@ -34,11 +37,11 @@ def ik_step(
 ) -> int:
     """One weighted damped differential-IK step for stage s at frame f: the frame tasks (from
     sc.logs, as task_errors left them at this configuration, with this frame's cost factors
-    ``scale`` (K,)), the posture pull and the interaction-mesh term, then the box QP."""
+    ``scale`` (K,)), the posture pull and the extra point term (terms.py), then the box QP."""
     ik.begin_normal_equations(sc, model.nv)
     mu = ik.accumulate_tasks(model, tasks, s, sc, scale)
     ik.accumulate_posture(model, posture, sc)
-    accumulate_mesh(model, mesh, f, sc)
+    accumulate_points(model, term, f, sc)
     ik.finish_normal_equations(sc, model.nv, damping + mu)
     return ik.solve_and_integrate(model, sc, max_step)
 
@@ -50,7 +53,7 @@ def solve_frames(
     targets: np.ndarray,
     task_scale: np.ndarray,
     posture: ik.Posture,
-    mesh: MeshTerm,
+    term: PointTerm,
     damping: float,
     tolerance: float,
     max_extra: int,
@@ -80,14 +83,14 @@ def solve_frames(
             curr = ik.task_errors(model, tasks, s, tgt, sc.logs)
             for i in range(sc.state.shape[0]):
                 sc.state[i] = 0
-            if ik_step(model, tasks, s, damping, posture, mesh, f, sc, task_scale[f, s], step) < 0:
+            if ik_step(model, tasks, s, damping, posture, term, f, sc, task_scale[f, s], step) < 0:
                 failures += 1
             iters += 1
             nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
             extra = 0
             while curr - nxt > tolerance and extra < max_extra:
                 curr = nxt
-                if ik_step(model, tasks, s, damping, posture, mesh, f, sc, task_scale[f, s], step) < 0:
+                if ik_step(model, tasks, s, damping, posture, term, f, sc, task_scale[f, s], step) < 0:
                     failures += 1
                 iters += 1
                 nxt = ik.task_errors(model, tasks, s, tgt, sc.logs)
@@ -114,34 +117,39 @@ class Solution:
 
 def solve_sequence(
     robot: Robot,
-    stages: list[list[tuple[int, float, float]]],
+    stages: Sequence[StageTasks],
     targets: np.ndarray,
     init_qpos: np.ndarray,
     *,
-    damping: float,
-    lm_damping: float,
-    tolerance: float,
-    max_extra_iterations: int,
+    settings: IkSettings,
+    fps: float,
     posture: tuple[np.ndarray, np.ndarray] | None = None,
-    max_joint_step: float = np.inf,
     task_scale: np.ndarray | None = None,
-    mesh: MeshTerm | None = None,
+    term: PointTerm | None = None,
+    joint_limits: tuple[np.ndarray, np.ndarray] | None = None,
     progress: Progress | None = None,
     chunk: int = 200,
 ) -> Solution:
-    """Solve every frame of ``targets`` (T, S, K, 7) for the stages given as lists of
-    (body id, position weight, rotation weight), from ``init_qpos`` (nq,).
+    """Solve every frame of ``targets`` (T, S, K, 7) for the stages, from ``init_qpos`` (nq,).
 
+    settings: damping, LM damping, stopping rule and joint speed limit (at ``fps``) of the step.
     posture: (weight (nv,), target qpos (nq,)) for a pull toward a configuration, or None.
-    max_joint_step: largest change of a joint between frames [rad] (inf: no limit).
     task_scale: (T, S, K) factors on each task's cost per frame (e.g. planted feet held harder);
     None: ones.
-    mesh: an interaction-mesh term (laplacian.py), or None.
+    term: an extra point-combination objective (terms.py), or None.
+    joint_limits: (lower, upper) per dof (nv,) replacing the model's joint ranges in the step's
+    limit constraint (e.g. a knee kept bent), or None.
+
+    The robot is not changed: the solve runs on its own MjData.
     """
-    model = ik.build_ik_model(robot.model, robot.data)
-    task_set = ik.build_task_set(model, stages, lm_damping)
+    data = mujoco.MjData(robot.model)
+    model = ik.build_ik_model(robot.model, data)
+    if joint_limits is not None:
+        lower, upper = (np.asarray(a, dtype=np.float64) for a in joint_limits)
+        model = model._replace(lim_lower=lower, lim_upper=upper)
+    task_set = ik.build_task_set(model, list(stages), settings.lm_damping)
     pull = ik.no_posture(model) if posture is None else ik.Posture(*(np.asarray(a, float) for a in posture))
-    robot.data.qpos[:] = init_qpos
+    data.qpos[:] = init_qpos
     ik.kinematics(model.model_addr, model.data_addr)
     n = targets.shape[0]
     out_qpos = np.zeros((n, robot.nq))
@@ -149,17 +157,17 @@ def solve_sequence(
     out_err = np.zeros((n, len(stages)))
     scratch = ik.make_scratch(robot.nv, targets.shape[2], robot.nq)
     scale = np.ones(targets.shape[:3]) if task_scale is None else np.ascontiguousarray(task_scale, dtype=float)
-    mesh_term = no_mesh(robot.nv) if mesh is None else mesh
-    args = (damping, tolerance, max_extra_iterations, max_joint_step)
+    extra = no_term(robot.nv) if term is None else term
+    args = (settings.damping, settings.tolerance, settings.max_extra_iterations, settings.max_joint_step(fps))
     t0 = time.perf_counter()
     # An empty range compiles the kernel on first use (or loads it from numba's cache).
-    solve_frames(model, task_set, targets, scale, pull, mesh_term, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
+    solve_frames(model, task_set, targets, scale, pull, extra, *args, 0, 0, out_qpos, out_iters, out_err, scratch)
     t1 = time.perf_counter()
     failures = 0
     for a in range(0, n, chunk):
         b = min(n, a + chunk)
         failures += solve_frames(
-            model, task_set, targets, scale, pull, mesh_term, *args, a, b, out_qpos, out_iters, out_err, scratch
+            model, task_set, targets, scale, pull, extra, *args, a, b, out_qpos, out_iters, out_err, scratch
         )
         report(progress, b, n)
     t2 = time.perf_counter()

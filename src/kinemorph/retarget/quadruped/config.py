@@ -1,17 +1,18 @@
-"""Settings of the quadruped engine (one flat dataclass: the CLI generates its options from it)."""
+"""Settings of the quadruped engine (one flat dataclass over IkSettings: the CLI generates its options from it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ...errors import ConfigError
+from ..settings import IkSettings
 
 MODES = ("natural", "plain")
 
 
 @dataclass(frozen=True)
-class QuadrupedConfig:
-    """Settings of the quadruped engine.
+class QuadrupedConfig(IkSettings):
+    """Settings of the quadruped engine: the IK step's (IkSettings, with the defaults below), plus
 
     Attributes:
         mode: "natural" plans the whole clip (trunk frame, hip-relative feet, contacts, foot
@@ -40,11 +41,8 @@ class QuadrupedConfig:
         posture_weight: pull of every joint toward the robot's rest keyframe [1/rad].
         max_joint_speed: no joint moves faster than this from frame to frame [rad/s]; swing feet lag
             their targets rather than jump (0.25 rad per frame at 30 fps is 7.5 rad/s).
-        damping: Levenberg-Marquardt damping of each step: a pull toward the previous frame.
         lm_damping: per-task damping, times the task's squared weighted error (GMR uses 1; with the
             large weights of planted feet that would stall the steps).
-        tolerance: a frame's steps repeat while its error falls by more than this.
-        max_extra_iterations: repeats per frame after the first step.
     """
 
     mode: str = "natural"
@@ -74,18 +72,17 @@ class QuadrupedConfig:
     max_extra_iterations: int = 10
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.mode not in MODES:
             raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         positive = (
             "stride_window_s", "contact_enter_speed", "contact_exit_speed", "foot_weight", "stance_weight",
-            "max_joint_speed",
         )  # fmt: skip
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
         non_negative = (
             "cutoff_hz", "clearance", "contact_enter_height", "base_position_weight", "base_rotation_weight",
-            "posture_weight", "damping", "lm_damping", "tolerance", "max_extra_iterations",
         )  # fmt: skip
         for name in non_negative:
             if not getattr(self, name) >= 0:

@@ -20,6 +20,7 @@ from ...progress import Progress
 from ...robots.robot import Robot
 from ...robots.robot_motion import Keypoints, RobotMotion
 from ..gmr import GmrConfig, solve_gmr
+from ..settings import StageTasks
 from ..solve import solve_sequence
 from .config import QuadrupedConfig
 from .planner import plan, source_contacts
@@ -74,8 +75,10 @@ def solve_quadruped(
     targets[:, 0, 0, 3:] = p.base_quat
     targets[:, 0, 1:, :3] = p.feet
     targets[:, 0, 1:, 3] = 1.0
-    stage = [(robot.root_body_id, cfg.base_position_weight, cfg.base_rotation_weight)]
-    stage += [(robot.body_id(f), cfg.foot_weight, 0.0) for f in feet]
+    stage = StageTasks.of(
+        [(robot.root_body_id, cfg.base_position_weight, cfg.base_rotation_weight)]
+        + [(robot.body_id(f), cfg.foot_weight, 0.0) for f in feet]
+    )
     scale = np.ones((n, 1, 5))
     scale[:, 0, 1:] = np.where(p.contacts, cfg.stance_weight, 1.0)
     rest = robot.rest_qpos()
@@ -85,10 +88,8 @@ def solve_quadruped(
     init[:3] = p.base_pos[0]
     init[3:7] = p.base_quat[0]
     sol = solve_sequence(
-        robot, [stage], targets, init,
-        damping=cfg.damping, lm_damping=cfg.lm_damping, tolerance=cfg.tolerance,
-        max_extra_iterations=cfg.max_extra_iterations, posture=(weights, rest),
-        max_joint_step=cfg.max_joint_speed / motion.fps, task_scale=scale, progress=progress,
+        robot, [stage], targets, init, settings=cfg, fps=motion.fps, posture=(weights, rest), task_scale=scale,
+        progress=progress,
     )  # fmt: skip
     info = {
         "engine": "quadruped",

@@ -1,7 +1,8 @@
 """Kinematic rules of a walking gait: walk envelope, root path, footstep plan, foot
 trajectories and analytic leg IK. World frame Z-up, metres, seconds, radians.
 
-Private helper of :mod:`kinemorph.motion.procedural`. Stride phase c (in strides, from the
+The procedural walk's own kinematics (a helper of :mod:`kinemorph.motion.procedural`; the
+authored stylized gaits are kinemorph.gait, a different thing). Stride phase c (in strides, from the
 first lift-off of the right foot): right lift-off at c = 0, right touchdown at 1 - STANCE,
 left lift-off at 0.5, left touchdown at 1.5 - STANCE. Left is side +1, right -1.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+
+from ..transforms import unit_vectors
 
 STANCE = 0.6  # stance share of a stride (double support 0.1 stride after each touchdown)
 FOOTPRINT_AT = 0.42  # the ankle lies under the hip this far into its stance
@@ -30,48 +33,8 @@ def smooth_integral(u: np.ndarray | float) -> np.ndarray:
     return u**4 * (2.5 - 3.0 * u + u * u)
 
 
-def _rot(a: np.ndarray | float, i: int) -> np.ndarray:
-    a = np.asarray(a, dtype=np.float64)
-    c, s = np.cos(a), np.sin(a)
-    m = np.zeros((*a.shape, 3, 3))
-    j, k = (i + 1) % 3, (i + 2) % 3
-    m[..., i, i] = 1.0
-    m[..., j, j] = c
-    m[..., k, k] = c
-    m[..., k, j] = s
-    m[..., j, k] = -s
-    return m
-
-
-def rot_x(a: np.ndarray | float) -> np.ndarray:
-    """Rotation matrices about x by a [rad]. Shape: a.shape + (3, 3)."""
-    return _rot(a, 0)
-
-
-def rot_y(a: np.ndarray | float) -> np.ndarray:
-    """Rotation matrices about y by a [rad]. Shape: a.shape + (3, 3)."""
-    return _rot(a, 1)
-
-
-def rot_z(a: np.ndarray | float) -> np.ndarray:
-    """Rotation matrices about z by a [rad]. Shape: a.shape + (3, 3)."""
-    return _rot(a, 2)
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-
-def frame_xy(x: np.ndarray, y_hint: np.ndarray) -> np.ndarray:
-    """Rotation matrices with columns x, y (y_hint made orthogonal to x), z = x × y. (..., 3) -> (..., 3, 3)."""
-    x = _unit(np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(y_hint))))
-    y = y_hint - np.sum(y_hint * x, axis=-1, keepdims=True) * x
-    y = _unit(y)
-    return np.stack([x, y, np.cross(x, y)], axis=-1)
-
-
 @dataclass(frozen=True)
-class Timing:
+class WalkTiming:
     """When the walk happens: a smooth envelope w(t) in [0, 1] scales speed and gait amplitudes.
 
     Attributes:
@@ -120,7 +83,7 @@ class Timing:
 
 
 @dataclass(frozen=True)
-class Path:
+class WalkPath:
     """Root path of constant curvature [1/m] starting at the origin heading +x."""
 
     curvature: float = 0.0
@@ -197,7 +160,7 @@ class StepStyle:
     bulge: float = 0.01  # outward swing arc
 
 
-def plan_steps(timing: Timing, path: Path, side: int, style: StepStyle) -> list[Stance]:
+def plan_steps(timing: WalkTiming, path: WalkPath, side: int, style: StepStyle) -> list[Stance]:
     """Footprints of one foot: the ankle comes under the hip FOOTPRINT_AT into each stance, the
     stances follow the stride schedule from t_go, and the last one lies beside the stopped root."""
 
@@ -313,11 +276,11 @@ def leg_ik(
     u = d_vec / d[:, None]
     dc = np.clip(d, abs(thigh - shank) + 1e-6, (thigh + shank) * (1.0 - 1e-9))
     cos_a = np.clip((thigh**2 + dc**2 - shank**2) / (2.0 * thigh * dc), -1.0, 1.0)
-    n = _unit(pole - np.sum(pole * u, axis=-1, keepdims=True) * u)
+    n = unit_vectors(pole - np.sum(pole * u, axis=-1, keepdims=True) * u)
     x_t = cos_a[:, None] * u + np.sqrt(1.0 - cos_a**2)[:, None] * n
     knee = hip + thigh * x_t
-    x_s = _unit(hip + dc[:, None] * u - knee)
-    z = _unit(np.cross(u, n))
+    x_s = unit_vectors(hip + dc[:, None] * u - knee)
+    z = unit_vectors(np.cross(u, n))
     r_thigh = np.stack([x_t, np.cross(z, x_t), z], axis=-1)
     r_shank = np.stack([x_s, np.cross(z, x_s), z], axis=-1)
     return r_thigh, r_shank

@@ -1,12 +1,11 @@
-"""Interaction-mesh term of the IK step (engine ``mesh``): keep the Laplacian coordinates of
-the robot's keypoints equal to the source's.
+"""Optional extra objectives of the IK step, beside its frame tasks and posture pull.
 
-For vertex i with neighbours N(i) and weights w_ij (sum 1): delta_i = p_i - sum_j w_ij p_j, a
-translation-invariant description of where a point sits among its neighbours (Ho, Komura and Tai,
-"Spatial Relationship Preserving Character Motion Adaptation", SIGGRAPH 2010). The term
-0.5 m^2 sum_i |L_i(q) + J_L_i dq - delta_i^src|^2 adds m^2 J_L'J_L to H and m^2 J_L'(L - delta) to
-c, with J_L_i = J_i - sum_j w_ij J_j from world-frame point Jacobians. Vertices past the K robot
-keypoints are fixed points (ground points under the feet).
+:class:`PointTerm` keeps linear combinations of body points at targets: for vertex i with
+neighbours N(i) and weights w_ij, L_i(q) = p_i - sum_j w_ij p_j (neighbours past the K bodies are
+fixed points) should equal delta_i. The term 0.5 m^2 sum_i |L_i(q) + J_L_i dq - delta_i|^2 adds
+m^2 J_L'J_L to H and m^2 J_L'(L - delta) to c, with J_L_i = J_i - sum_j w_ij J_j from world-frame
+point Jacobians. The mesh engine (mesh.py) fills it with an interaction mesh's Laplacian
+coordinates; the shared solver (solve.py) knows only this generic form.
 """
 
 from __future__ import annotations
@@ -19,13 +18,13 @@ from numba import njit
 from . import ik
 
 
-class MeshTerm(NamedTuple):
-    """Per-frame interaction mesh. weight 0 disables the term (gmr reproduces exactly).
+class PointTerm(NamedTuple):
+    """Per-frame point combinations. weight 0 disables the term.
 
     weight: the term's cost m [1/m]; bodies (K,) robot body per keypoint; chains (K, nv) and
     nchain (K,) the dofs moving each body; neighbours (T, K, M) vertex indices (-1 padded; index
     >= K is fixed point index - K); weights (T, K, M); delta (T, K, 3) the source's Laplacian
-    coordinates; fixed (T, G, 3) positions of the fixed points; jac (K, 3, nv) scratch.
+    targets; fixed (T, G, 3) positions of the fixed points; jac (K, 3, nv) scratch.
     """
 
     weight: float
@@ -39,8 +38,9 @@ class MeshTerm(NamedTuple):
     jac: np.ndarray
 
 
-def no_mesh(nv: int) -> MeshTerm:
-    return MeshTerm(
+def no_term(nv: int) -> PointTerm:
+    """The disabled term."""
+    return PointTerm(
         0.0, np.zeros(0, np.int64), np.zeros((0, nv), np.int64), np.zeros(0, np.int64), np.zeros((1, 0, 1), np.int64),
         np.zeros((1, 0, 1)), np.zeros((1, 0, 3)), np.zeros((1, 1, 3)), np.zeros((0, 3, nv)),
     )  # fmt: skip
@@ -76,8 +76,8 @@ def world_point_jacobian(model: ik.IkModel, b: int, chain: np.ndarray, nchain: i
 
 
 @njit(cache=True)
-def accumulate_mesh(model: ik.IkModel, mesh: MeshTerm, f: int, sc: ik.Scratch) -> None:
-    """Add the mesh term of frame f to sc.h (lower triangle) and sc.c."""
+def accumulate_points(model: ik.IkModel, mesh: PointTerm, f: int, sc: ik.Scratch) -> None:
+    """Add the term of frame f to sc.h (lower triangle) and sc.c."""
     if mesh.weight == 0.0:
         return
     k_count = mesh.bodies.shape[0]
