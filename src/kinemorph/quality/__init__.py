@@ -9,12 +9,16 @@ from ..robots.geometry import ground_clearance
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ._common import check_motion
+from .body_penetration import BodyPenetration, body_penetration
+from .contact_slip import ContactSlip, contact_slip
 from .foot_slip import CONTACT_HEIGHT, CONTACT_MAX_SPEED, CONTACT_MIN_FRAMES, FootSlip, foot_slip
 from .jerk import joint_jerk_rms
+from .joint_speed import MAX_SPEED, JointSpeed, joint_jerk_rms_resampled, joint_speed
 from .jumps import JUMP_THRESHOLD, joint_jumps
 from .limits import LIMIT_TOLERANCE, LimitViolations, joint_limit_violations
 from .penetration import Penetration, ground_penetration
 from .report import QualityReport
+from .self_collision import SelfCollision, self_collision
 from .tracking import TrackingError, keypoint_tracking
 from .trunk import TrunkMotion, body_angular_velocity, trunk_motion
 
@@ -52,6 +56,10 @@ def evaluate(
     trunk = trunk_motion(m, robot, pose=pose)
     lim = joint_limit_violations(m, robot, tolerance=limit_tolerance)
     track = keypoint_tracking(m, robot, pose=pose)
+    cslip = contact_slip(m, robot, clearance=clearance)
+    selfc = self_collision(m, robot, pose=pose)
+    body = body_penetration(m, robot, pose=pose, lowest_geoms=clearance.overall())
+    speed = joint_speed(m)
     nan = float("nan")
     return QualityReport(
         num_frames=m.num_frames,
@@ -71,6 +79,16 @@ def evaluate(
         limit_excess_max_rad=lim.max_excess_rad,
         tracking_error_mean_cm=track.mean_cm if track else nan,
         tracking_error_max_cm=track.max_cm if track else nan,
+        contact_slip_cm_s=cslip.mean_cm_s,
+        contact_slip_p95_cm_s=cslip.p95_cm_s,
+        self_collision_frames=selfc.touching_frames,
+        self_collision_deep_frames=selfc.deep_frames,
+        self_collision_max_depth_cm=selfc.max_depth_cm,
+        floor_penetration_max_cm=body.max_cm,
+        floor_penetration_deep_frames=body.deep_frames,
+        joint_speed_max_rad_s=speed.max_rad_s,
+        fast_joint_frames=speed.fast_frames,
+        jerk_rms_30hz_rad_s3=joint_jerk_rms_resampled(m),
         tracking_error_per_frame_cm=track.per_frame_cm if track else None,
     )
 
@@ -80,6 +98,16 @@ __all__ = [
     "CONTACT_MAX_SPEED",
     "CONTACT_MIN_FRAMES",
     "JUMP_THRESHOLD",
+    "MAX_SPEED",
+    "BodyPenetration",
+    "ContactSlip",
+    "JointSpeed",
+    "SelfCollision",
+    "body_penetration",
+    "contact_slip",
+    "joint_jerk_rms_resampled",
+    "joint_speed",
+    "self_collision",
     "LIMIT_TOLERANCE",
     "FootSlip",
     "LimitViolations",

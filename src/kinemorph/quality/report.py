@@ -40,6 +40,20 @@ class QualityReport:
         limit_excess_max_rad: largest distance outside a joint limit [rad].
         tracking_error_mean_cm: keypoint body to target distance, mean over frames and keypoints [cm].
         tracking_error_max_cm: its maximum [cm].
+        contact_slip_cm_s: horizontal speed of the feet's contact geoms while they touch the floor
+            (lowest point within 1 cm), mean over touching geom-frames [cm/s].
+        contact_slip_p95_cm_s: its 95th percentile [cm/s].
+        self_collision_frames: frames where two links' proxies overlap at all.
+        self_collision_deep_frames: frames where two links' proxies overlap deeper than 1 cm.
+        self_collision_max_depth_cm: deepest overlap between two links [cm].
+        floor_penetration_max_cm: deepest point of any link below the floor (capsule proxies of
+            the collision geometry, meshes included) [cm].
+        floor_penetration_deep_frames: frames with some link deeper than 1 cm below the floor.
+        joint_speed_max_rad_s: fastest joint speed, |dq| x fps [rad/s].
+        fast_joint_frames: frame transitions with a joint faster than 7.5 rad/s (joint jumps in
+            time units: the same figure at any fps).
+        jerk_rms_30hz_rad_s3: RMS joint jerk of the motion resampled to 30 Hz [rad/s^3] (the same
+            figure at any fps).
         tracking_error_per_frame_cm: the mean over keypoints per frame [cm], for plots; None without
             keypoints. Shape: (T,). Not in :meth:`table` nor :meth:`to_dict` (a summary, one number per
             metric); compare=False, so reports compare by their numbers.
@@ -62,6 +76,16 @@ class QualityReport:
     limit_excess_max_rad: float = _metric("joint-limit excess, max [rad]")
     tracking_error_mean_cm: float = _metric("keypoint tracking error, mean [cm]")
     tracking_error_max_cm: float = _metric("keypoint tracking error, max [cm]")
+    contact_slip_cm_s: float = _metric("contact slip, geoms on the floor [cm/s]")
+    contact_slip_p95_cm_s: float = _metric("contact slip, p95 [cm/s]")
+    self_collision_frames: int = _metric("self-collision [frames]")
+    self_collision_deep_frames: int = _metric("self-collision deeper than 1 cm [frames]")
+    self_collision_max_depth_cm: float = _metric("self-collision depth, max [cm]")
+    floor_penetration_max_cm: float = _metric("any body below the floor, max [cm]")
+    floor_penetration_deep_frames: int = _metric("any body deeper than 1 cm [frames]")
+    joint_speed_max_rad_s: float = _metric("joint speed, max [rad/s]")
+    fast_joint_frames: int = _metric("joints faster than 7.5 rad/s [frames]")
+    jerk_rms_30hz_rad_s3: float = _metric("joint jerk at 30 Hz, RMS [rad/s^3]")
     tracking_error_per_frame_cm: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def _metric_fields(self) -> list[tuple[str, str, Any]]:

@@ -1,0 +1,76 @@
+"""Contact slip: how fast the feet's contact geometry slides while it touches the floor [cm/s].
+
+Unlike :mod:`foot_slip` (a foot body's origin over the frames its foot is planted), this measures
+each collision geom of the feet (G1: four spheres per foot) on every frame its lowest point is
+within ``height`` of the floor, so a heel-to-toe roll is no slip and a toe dragged along the
+floor is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..motion.contacts import speeds
+from ..retarget.cleanup.proxies import pose_frames
+from ..robots.geometry import GroundClearance, collision_geoms, geom_lowest_z
+from ..robots.robot import Robot
+from ..robots.robot_motion import RobotMotion
+from ._common import CM_PER_M, check_motion
+
+TOUCH_HEIGHT = 0.01
+"""[m] a contact geom whose lowest point is at most this high touches the floor."""
+
+
+@dataclass(frozen=True)
+class ContactSlip:
+    """Horizontal speed of the feet's contact geoms while they touch the floor.
+
+    Attributes:
+        mean_cm_s: mean over touching (frame, geom) entries [cm/s]; NaN when nothing touches.
+        p95_cm_s: their 95th percentile [cm/s]; NaN when nothing touches.
+        touching_fraction: share of (frame, geom) entries touching the floor.
+    """
+
+    mean_cm_s: float
+    p95_cm_s: float
+    touching_fraction: float
+
+
+def contact_slip(
+    motion: RobotMotion, robot: Robot, *, height: float = TOUCH_HEIGHT, clearance: GroundClearance | None = None
+) -> ContactSlip:
+    """Slip of the feet's collision geoms on the floor (see the module docstring). ``clearance``
+    (kinemorph.robots.geometry.ground_clearance of the clip, covering the feet's geoms) saves the
+    kinematics pass."""
+    check_motion(motion, robot)
+    geoms = np.unique(np.concatenate([np.zeros(0, np.int64), *(collision_geoms(robot, f) for f in robot.feet)]))
+    geoms = geoms.astype(np.int64)
+    if geoms.size == 0 or motion.num_frames < 2:
+        return ContactSlip(float("nan"), float("nan"), 0.0)
+    if clearance is not None and np.isin(geoms, clearance.geoms).all():
+        cols = np.searchsorted(clearance.geoms, geoms) if np.all(np.diff(clearance.geoms) > 0) else np.array(
+            [int(np.nonzero(clearance.geoms == g)[0][0]) for g in geoms]
+        )
+        low = clearance.lowest[:, cols]  # (T, G) [m]
+        b = robot.model.geom_bodyid[geoms]
+        xpos, xmat = pose_frames(clearance.pose)
+        rot = xmat[:, b].reshape(motion.num_frames, geoms.size, 3, 3)
+        pos = xpos[:, b] + np.einsum("tgij,gj->tgi", rot, robot.model.geom_pos[geoms])
+    else:
+        low = geom_lowest_z(robot, motion.qpos, geoms)  # (T, G) [m]
+        m = robot.model
+        d = mujoco.MjData(m)
+        pos = np.empty((motion.num_frames, geoms.size, 3))
+        for t in range(motion.num_frames):
+            d.qpos[:] = motion.qpos[t]
+            mujoco.mj_kinematics(m, d)
+            pos[t] = d.geom_xpos[geoms]
+    v = np.stack([speeds(pos[:, g], motion.fps, horizontal=True) for g in range(geoms.size)], axis=1)  # (T, G)
+    touch = low <= height
+    if not touch.any():
+        return ContactSlip(float("nan"), float("nan"), 0.0)
+    s = v[touch] * CM_PER_M
+    return ContactSlip(float(s.mean()), float(np.percentile(s, 95)), float(touch.mean()))

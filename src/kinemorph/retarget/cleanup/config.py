@@ -1,0 +1,99 @@
+"""Settings of the clean-up stage (one flat dataclass: the CLI and the app generate options from it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from ...errors import ConfigError
+
+
+@dataclass(frozen=True)
+class CleanupConfig:
+    """Settings of the clean-up stage that runs after a humanoid engine (and the quadruped one).
+
+    Attributes:
+        max_joint_speed: no joint (nor the root's rotation) moves faster than this [rad/s];
+            0.25 rad per frame at 30 fps is 7.5 rad/s, the quality threshold.
+        contact_weight: cost on a planted point's distance from its anchor [1/m^2], against
+            joint_weight on joint deviations: large, so planted points hold to a fraction of a mm.
+        joint_weight: cost on a joint's deviation from the engine's step [1/rad^2].
+        root_position_weight: cost on the root's deviation from the engine's step [1/m^2].
+        root_rotation_weight: cost on the root orientation's deviation [1/rad^2].
+        lift_weight: cost pulling a foot's free contact point up off the floor [1/m^2].
+        lift_height: ...up to this height above the floor [m] (where the engine keeps it lower)...
+        lift_speed: ...at up to this speed [m/s].
+        return_time: time constant with which the motion returns onto the engine's after a
+            constraint let go of it (a foot lifting off, a limb leaving a collision) [s].
+        lift_time: a foot's contact point that is not planted moves sideways at most at its
+            height above the floor divided by this [s], so that it lifts before it moves and
+            nothing that touches the floor slides (0: no such rule).
+        contact_tolerance: a frame whose planted points end farther than this from their anchors
+            gets another QP pass from where the first left it [m].
+        max_passes: QP passes per frame at most.
+        floor_margin: collision geometry closer to the floor than this is constrained [m].
+        self_collision: keep the robot's links apart (capsule proxies of its collision geometry).
+        self_distance: least distance kept between two links' proxies [m].
+        self_margin: link pairs closer than this are constrained [m].
+        push_speed: how fast geometry found inside the floor or inside another link is pushed out
+            [m/s] (the engine's frame may start there).
+        flight_ballistic: in flight phases (no contact, both neighbours planted) the pelvis height
+            follows a parabola under gravity from take-off to landing.
+        max_flight_s: a contact-free phase up to this long is a flight; a longer one is followed
+            as the engine gave it [s].
+        heel_enter_height: source heel (ankle joint) height above its own floor at which it can
+            become planted [m].
+        toe_enter_height: source toe height above its floor at which it can become planted [m].
+        exit_height: rise above the enter height at which a planted point lets go [m].
+        enter_speed: source point speed below which it can become planted [m/s].
+        exit_speed: source point speed above which a planted point lets go [m/s].
+        body_contacts: also plant knees, hands, hips and back when the source puts them on the floor.
+        body_contact_height: such a body's source joint height above the floor at which it counts
+            as touching [m].
+        min_contact_s: planted phases shorter than this are dropped [s].
+        solver: QP backend of kinemorph.optim.qp: "daqp" or "osqp".
+    """
+
+    max_joint_speed: float = 7.0
+    contact_weight: float = 1e6
+    joint_weight: float = 1.0
+    root_position_weight: float = 20.0
+    root_rotation_weight: float = 5.0
+    lift_weight: float = 1e5
+    lift_height: float = 0.03
+    lift_speed: float = 1.0
+    return_time: float = 0.15
+    lift_time: float = 0.0
+    contact_tolerance: float = 1e-4
+    max_passes: int = 3
+    floor_margin: float = 0.04
+    self_collision: bool = True
+    self_distance: float = 0.005
+    self_margin: float = 0.04
+    push_speed: float = 0.5
+    flight_ballistic: bool = True
+    max_flight_s: float = 0.6
+    heel_enter_height: float = 0.03
+    toe_enter_height: float = 0.03
+    exit_height: float = 0.03
+    enter_speed: float = 0.35
+    exit_speed: float = 0.6
+    body_contacts: bool = True
+    body_contact_height: float = 0.12
+    min_contact_s: float = 0.1
+    solver: str = "daqp"
+
+    def __post_init__(self) -> None:
+        positive = ("max_joint_speed", "contact_weight", "joint_weight", "root_position_weight",
+                    "root_rotation_weight", "return_time", "push_speed", "enter_speed", "exit_speed")  # fmt: skip
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name in positive and not v > 0:
+                raise ConfigError(f"cleanup: {f.name} must be positive, got {v}")
+            if isinstance(v, float) and v < 0:
+                raise ConfigError(f"cleanup: {f.name} must not be negative, got {v}")
+        if self.exit_speed < self.enter_speed:
+            raise ConfigError(
+                f"cleanup: exit_speed ({self.exit_speed}) must be at least enter_speed ({self.enter_speed})"
+            )
+        if self.solver not in ("daqp", "osqp"):
+            raise ConfigError(f"cleanup: unknown solver {self.solver!r}; valid: daqp, osqp")

@@ -1,0 +1,436 @@
+"""Compiled pieces of the clean-up stage: capsule distances, world point Jacobians and the
+per-frame QP (H, g, inequality rows, box) built around MuJoCo's mj_kinematics.
+
+The QP of frame t over the tangent step dq (nv,) from the previous cleaned configuration q:
+
+    minimise   sum_i w_i (dq_i - r_i)^2 + w_c sum_{planted points c} |p_c(q) + J_c dq - a_c|^2
+    subject to z_e(q) + J_z,e dq >= floor_min        proxy ends within floor_margin of the floor
+               d_k(q) + n_k'(J_a - J_b) dq >= pair_min  proxy pairs within pair_margin
+               box: joint limits and the per-frame joint step limit
+
+r = v_t + gain (q_src,t-1 (-) q): the engine's velocity plus a decaying pull back onto the
+engine's motion. Rows already violated at q ask for at most ``push`` [m] of correction per frame,
+so the problem stays feasible when the engine's frame starts inside the floor or itself.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, types
+
+from ..ik import (
+    DOF_BODY_ROTATION,
+    DOF_SLIDE,
+    DOF_WORLD_TRANSLATION,
+    IkModel,
+)
+
+# MuJoCo's C symbols are loaded by the ik module (imported above).
+_mj_kinematics = types.ExternalFunction("mj_kinematics", types.void(types.intp, types.intp))
+_mj_differentiatePos = types.ExternalFunction(
+    "mj_differentiatePos", types.void(types.intp, types.intp, types.float64, types.intp, types.intp)
+)
+_mj_integratePos = types.ExternalFunction(
+    "mj_integratePos", types.void(types.intp, types.intp, types.intp, types.float64)
+)
+
+ROW_FLOOR = 0
+ROW_PAIR = 1
+
+
+class Arrays(NamedTuple):
+    """Everything the frame kernel reads and writes (built once per clip)."""
+
+    pbody: np.ndarray  # (P,) proxy body
+    pp0: np.ndarray  # (P, 3) proxy segment ends in the body frame [m]
+    pp1: np.ndarray  # (P, 3)
+    prad: np.ndarray  # (P,) [m]
+    pfloor: np.ndarray  # (P,) bool: proxy checked against the floor
+    pclear: np.ndarray  # (P,) nonzero: a foot contact proxy (lifted while not planted); > 0: it then moves sideways at most pclear x its height per frame
+    pplanted: np.ndarray  # (P,) bool scratch: proxy planted this frame
+    pairs: np.ndarray  # (K, 2) proxy pairs kept apart
+    bchain: np.ndarray  # (nbody, nv) dofs moving each body, -1 padded
+    bnchain: np.ndarray  # (nbody,)
+    cbody: np.ndarray  # (C,) contact point body
+    clocal: np.ndarray  # (C, 3) point in the body frame [m]
+    crad: np.ndarray  # (C,) radius: the point is held this high above the floor [m]
+    cstart: np.ndarray  # (C,) first planted frame
+    cstop: np.ndarray  # (C,) frame after the last planted one
+    cproxy: np.ndarray  # (C,) proxy the point belongs to (-1: none)
+    anchor: np.ndarray  # (C, 3) [m], set at cstart
+    cset: np.ndarray  # (C,) bool: anchor set
+    wdiag: np.ndarray  # (nv,) tracking weights
+    step_lo: np.ndarray  # (nv,) least step per frame (-inf: none)
+    step_hi: np.ndarray  # (nv,) largest step per frame
+    q_lo: np.ndarray  # (nv,) joint lower limit per dof (-inf: none)
+    q_hi: np.ndarray  # (nv,)
+    qadr: np.ndarray  # (nv,) qpos address of hinge/slide dofs (-1 otherwise)
+    params: np.ndarray  # (11,) contact_weight, floor_margin, floor_min, pair_margin, pair_min, push, -, damping,
+    #   lift_weight, lift_height, lift_step
+    H: np.ndarray  # (nv, nv)
+    g: np.ndarray  # (nv,)
+    A: np.ndarray  # (M, nv)
+    lo: np.ndarray  # (M,)
+    hi: np.ndarray  # (M,)
+    xl: np.ndarray  # (nv,)
+    xu: np.ndarray  # (nv,)
+    jt: np.ndarray  # (3, nv)
+    jt2: np.ndarray  # (3, nv)
+    ref: np.ndarray  # (nv,)
+    err: np.ndarray  # (nv,)
+    qtmp: np.ndarray  # (nq,)
+    stats: np.ndarray  # (T, 3): max contact residual [m], deepest floor violation [m], deepest pair violation [m]
+
+
+@njit(cache=True, inline="always")
+def _world(xpos: np.ndarray, xmat: np.ndarray, b: int, p: np.ndarray, out: np.ndarray) -> None:
+    r = xmat[b]
+    for i in range(3):
+        out[i] = xpos[b, i] + r[3 * i] * p[0] + r[3 * i + 1] * p[1] + r[3 * i + 2] * p[2]
+
+
+@njit(cache=True)
+def segment_closest(a0, a1, b0, b1, pa, pb) -> None:  # type: ignore[no-untyped-def]
+    """Closest points pa on segment a0-a1 and pb on b0-b1 (Ericson, Real-Time Collision Detection 5.1.9)."""
+    d1x, d1y, d1z = a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]
+    d2x, d2y, d2z = b1[0] - b0[0], b1[1] - b0[1], b1[2] - b0[2]
+    rx, ry, rz = a0[0] - b0[0], a0[1] - b0[1], a0[2] - b0[2]
+    a = d1x * d1x + d1y * d1y + d1z * d1z
+    e = d2x * d2x + d2y * d2y + d2z * d2z
+    f = d2x * rx + d2y * ry + d2z * rz
+    eps = 1e-12
+    if a <= eps and e <= eps:
+        s = t = 0.0
+    elif a <= eps:
+        s = 0.0
+        t = min(max(f / e, 0.0), 1.0)
+    else:
+        c = d1x * rx + d1y * ry + d1z * rz
+        if e <= eps:
+            t = 0.0
+            s = min(max(-c / a, 0.0), 1.0)
+        else:
+            b = d1x * d2x + d1y * d2y + d1z * d2z
+            den = a * e - b * b
+            s = min(max((b * f - c * e) / den, 0.0), 1.0) if den > eps else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t = 0.0
+                s = min(max(-c / a, 0.0), 1.0)
+            elif t > 1.0:
+                t = 1.0
+                s = min(max((b - c) / a, 0.0), 1.0)
+    pa[0] = a0[0] + s * d1x
+    pa[1] = a0[1] + s * d1y
+    pa[2] = a0[2] + s * d1z
+    pb[0] = b0[0] + t * d2x
+    pb[1] = b0[1] + t * d2y
+    pb[2] = b0[2] + t * d2z
+
+
+@njit(cache=True)
+def pair_distances(xpos, xmat, pbody, pp0, pp1, prad, pairs, out) -> None:  # type: ignore[no-untyped-def]
+    """Signed distance [m] between the capsules of each pair (negative: overlap depth) into out (K,)."""
+    a0 = np.empty(3)
+    a1 = np.empty(3)
+    b0 = np.empty(3)
+    b1 = np.empty(3)
+    pa = np.empty(3)
+    pb = np.empty(3)
+    for k in range(pairs.shape[0]):
+        i, j = pairs[k, 0], pairs[k, 1]
+        _world(xpos, xmat, pbody[i], pp0[i], a0)
+        _world(xpos, xmat, pbody[i], pp1[i], a1)
+        _world(xpos, xmat, pbody[j], pp0[j], b0)
+        _world(xpos, xmat, pbody[j], pp1[j], b1)
+        segment_closest(a0, a1, b0, b1, pa, pb)
+        out[k] = np.sqrt((pa[0] - pb[0]) ** 2 + (pa[1] - pb[1]) ** 2 + (pa[2] - pb[2]) ** 2) - prad[i] - prad[j]
+
+
+@njit(cache=True)
+def clip_pair_distances(xpos, xmat, pbody, pp0, pp1, prad, pairs):  # type: ignore[no-untyped-def]
+    """pair_distances for every frame: xpos (T, nbody, 3), xmat (T, nbody, 9). Returns (T, K) [m]."""
+    out = np.empty((xpos.shape[0], pairs.shape[0]))
+    for t in range(xpos.shape[0]):
+        pair_distances(xpos[t], xmat[t], pbody, pp0, pp1, prad, pairs, out[t])
+    return out
+
+
+@njit(cache=True)
+def clip_proxy_lowest(xpos, xmat, pbody, pp0, pp1, prad):  # type: ignore[no-untyped-def]
+    """Lowest world z [m] of each capsule per frame: xpos (T, nbody, 3), xmat (T, nbody, 9). (T, P)."""
+    out = np.empty((xpos.shape[0], pbody.shape[0]))
+    p = np.empty(3)
+    for t in range(xpos.shape[0]):
+        for i in range(pbody.shape[0]):
+            _world(xpos[t], xmat[t], pbody[i], pp0[i], p)
+            z = p[2]
+            _world(xpos[t], xmat[t], pbody[i], pp1[i], p)
+            out[t, i] = min(z, p[2]) - prad[i]
+    return out
+
+
+@njit(cache=True)
+def point_jacobian(ik: IkModel, chain, nchain, b, p, out) -> None:  # type: ignore[no-untyped-def]
+    """World-frame translational Jacobian of world point p moving with body b: out (3, nv),
+    written on the dofs of chain[:nchain] only (the caller zeroes the rest once)."""
+    for a in range(nchain):
+        d = chain[a]
+        k = ik.dof_kind[d]
+        j = ik.dof_jnt[d]
+        if k == DOF_WORLD_TRANSLATION:
+            out[0, d] = 0.0
+            out[1, d] = 0.0
+            out[2, d] = 0.0
+            out[ik.dof_axis[d], d] = 1.0
+            continue
+        if k == DOF_BODY_ROTATION:
+            rb = ik.xmat[ik.dof_body[d]]
+            i = ik.dof_axis[d]
+            ux, uy, uz = rb[i], rb[3 + i], rb[6 + i]
+        else:
+            ux, uy, uz = ik.xaxis[j, 0], ik.xaxis[j, 1], ik.xaxis[j, 2]
+        if k == DOF_SLIDE:
+            out[0, d] = ux
+            out[1, d] = uy
+            out[2, d] = uz
+            continue
+        dx = p[0] - ik.xanchor[j, 0]
+        dy = p[1] - ik.xanchor[j, 1]
+        dz = p[2] - ik.xanchor[j, 2]
+        out[0, d] = uy * dz - uz * dy
+        out[1, d] = uz * dx - ux * dz
+        out[2, d] = ux * dy - uy * dx
+
+
+@njit(cache=True, inline="always")
+def _clear(out, chain, nchain) -> None:  # type: ignore[no-untyped-def]
+    for a in range(nchain):
+        d = chain[a]
+        out[0, d] = 0.0
+        out[1, d] = 0.0
+        out[2, d] = 0.0
+
+
+@njit(cache=True)
+def _bound(need: float, push: float) -> float:
+    """Lower bound of a row J dq >= need, relaxed to at most ``push`` of correction per frame."""
+    return need if need <= 0.0 else min(need, push)
+
+
+@njit(cache=True)
+def build_frame(
+    ik: IkModel, ar: Arrays, t: int, q: np.ndarray, q_src_prev: np.ndarray, v_src: np.ndarray, gain: float,
+    moved: np.ndarray,
+) -> int:
+    """Set MuJoCo's qpos to q, run kinematics and fill ar.H, ar.g, ar.A[:m], ar.lo[:m], ar.hi[:m],
+    ar.xl, ar.xu for frame t. The tracking target is v_src + gain (q_src_prev (-) q); ``moved`` is the
+    step already taken this frame (a second pass), which the step limit counts.
+    Returns m, the number of inequality rows."""
+    nv = ik.nv
+    wc = ar.params[0]
+    fmargin = ar.params[1]
+    fmin = ar.params[2]
+    pmargin = ar.params[3]
+    pmin = ar.params[4]
+    push = ar.params[5]
+    damp = ar.params[7]
+    wl = ar.params[8]
+    lift_h = ar.params[9]
+    lift_step = ar.params[10]
+    for i in range(ik.nq):
+        ik.qpos[i] = q[i]
+    _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
+    # tracking target: the engine's velocity plus a pull back onto its motion
+    for i in range(ik.nq):
+        ar.qtmp[i] = q_src_prev[i]
+    _mj_differentiatePos(ik.model_addr, ar.err.ctypes.data, 1.0, q.ctypes.data, ar.qtmp.ctypes.data)  # type: ignore
+    ar.H[:, :] = 0.0
+    for i in range(nv):
+        ar.ref[i] = v_src[i] + gain * ar.err[i]
+        ar.H[i, i] = ar.wdiag[i] + damp
+        ar.g[i] = -ar.wdiag[i] * ar.ref[i]
+    # box: joint limits and the step limit
+    for d in range(nv):
+        lo = ar.step_lo[d] - moved[d]
+        hi = ar.step_hi[d] - moved[d]
+        a = ar.qadr[d]
+        if a >= 0:
+            lo = max(lo, ar.q_lo[d] - q[a])
+            hi = min(hi, ar.q_hi[d] - q[a])
+            if lo > 0.0:
+                lo = 0.0
+            if hi < 0.0:
+                hi = 0.0
+        ar.xl[d] = lo
+        ar.xu[d] = hi
+    p = np.empty(3)
+    p2 = np.empty(3)
+    # planted points held at their anchors (soft, heavy)
+    worst_c = 0.0
+    ar.pplanted[:] = False
+    for c in range(ar.cbody.shape[0]):
+        # planted over [start, stop); on frame stop the point lifts but does not yet move sideways
+        if t < ar.cstart[c] or t > ar.cstop[c]:
+            continue
+        lifting = t == ar.cstop[c]
+        b = ar.cbody[c]
+        _world(ik.xpos, ik.xmat, b, ar.clocal[c], p)
+        if ar.cproxy[c] >= 0 and not lifting:
+            ar.pplanted[ar.cproxy[c]] = True
+        if not ar.cset[c]:  # onset: held where it is, at the floor
+            ar.anchor[c, 0] = p[0]
+            ar.anchor[c, 1] = p[1]
+            ar.anchor[c, 2] = ar.crad[c]
+            ar.cset[c] = True
+        ch = ar.bchain[b]
+        n = ar.bnchain[b]
+        point_jacobian(ik, ch, n, b, p, ar.jt)
+        res = 0.0
+        for r in range(2 if lifting else 3):
+            e = p[r] - ar.anchor[c, r]
+            res += e * e
+            for u in range(n):
+                du = ch[u]
+                ju = ar.jt[r, du]
+                ar.g[du] += wc * ju * e
+                for v in range(u + 1):
+                    dv = ch[v]
+                    ar.H[du, dv] += wc * ju * ar.jt[r, dv]
+        worst_c = max(worst_c, np.sqrt(res))
+    ar.stats[t, 0] = worst_c
+    # floor rows
+    m = 0
+    mmax = ar.A.shape[0]
+    worst_f = 0.0
+    for i in range(ar.pbody.shape[0]):
+        if not ar.pfloor[i]:
+            continue
+        b = ar.pbody[i]
+        ch = ar.bchain[b]
+        n = ar.bnchain[b]
+        for end in range(2):
+            if end == 1 and np.all(ar.pp0[i] == ar.pp1[i]):
+                break
+            _world(ik.xpos, ik.xmat, b, ar.pp0[i] if end == 0 else ar.pp1[i], p)
+            z = p[2] - ar.prad[i]
+            if z >= fmargin or m >= mmax:
+                continue
+            worst_f = max(worst_f, -z)
+            point_jacobian(ik, ch, n, b, p, ar.jt)
+            ar.A[m, :] = 0.0
+            for u in range(n):
+                ar.A[m, ch[u]] = ar.jt[2, ch[u]]
+            ar.lo[m] = _bound(fmin - z, push)
+            ar.hi[m] = 1e30
+            m += 1
+            if ar.pclear[i] != 0.0 and not ar.pplanted[i]:
+                # soft lift toward lift_height at up to lift_step per frame
+                target = min(lift_h, z + lift_step)
+                if target > z:
+                    e = z - target
+                    for u in range(n):
+                        du = ch[u]
+                        ju = ar.jt[2, du]
+                        ar.g[du] += wl * ju * e
+                        for v in range(n):
+                            ar.H[du, ch[v]] += wl * ju * ar.jt[2, ch[v]]
+            if ar.pclear[i] > 0.0 and not ar.pplanted[i] and m + 4 <= mmax:
+                # a free contact point near the floor lifts before it moves: |step_xy| <= k (z + step_z)
+                k = ar.pclear[i]
+                zz = max(z, 0.0)
+                for axis in range(2):
+                    for sign in (1.0, -1.0):
+                        ar.A[m, :] = 0.0
+                        for u in range(n):
+                            du = ch[u]
+                            ar.A[m, du] = k * ar.jt[2, du] - sign * ar.jt[axis, du]
+                        ar.lo[m] = -k * zz
+                        ar.hi[m] = 1e30
+                        m += 1
+    ar.stats[t, 1] = worst_f
+    for u in range(nv):
+        for v in range(u):
+            ar.H[v, u] = ar.H[u, v]
+    # self-collision rows
+    a0 = np.empty(3)
+    a1 = np.empty(3)
+    b0 = np.empty(3)
+    b1 = np.empty(3)
+    worst_p = 0.0
+    for k in range(ar.pairs.shape[0]):
+        i, j = ar.pairs[k, 0], ar.pairs[k, 1]
+        bi, bj = ar.pbody[i], ar.pbody[j]
+        _world(ik.xpos, ik.xmat, bi, ar.pp0[i], a0)
+        _world(ik.xpos, ik.xmat, bi, ar.pp1[i], a1)
+        _world(ik.xpos, ik.xmat, bj, ar.pp0[j], b0)
+        _world(ik.xpos, ik.xmat, bj, ar.pp1[j], b1)
+        segment_closest(a0, a1, b0, b1, p, p2)
+        dist = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2)
+        d = dist - ar.prad[i] - ar.prad[j]
+        if d >= pmargin or m >= mmax or dist < 1e-9:
+            continue
+        worst_p = max(worst_p, -d)
+        ci, ni = ar.bchain[bi], ar.bnchain[bi]
+        cj, nj = ar.bchain[bj], ar.bnchain[bj]
+        _clear(ar.jt, ci, ni)
+        _clear(ar.jt2, cj, nj)
+        point_jacobian(ik, ci, ni, bi, p, ar.jt)
+        point_jacobian(ik, cj, nj, bj, p2, ar.jt2)
+        nx = (p[0] - p2[0]) / dist
+        ny = (p[1] - p2[1]) / dist
+        nz = (p[2] - p2[2]) / dist
+        ar.A[m, :] = 0.0
+        for u in range(ni):
+            du = ci[u]
+            ar.A[m, du] += nx * ar.jt[0, du] + ny * ar.jt[1, du] + nz * ar.jt[2, du]
+        for u in range(nj):
+            du = cj[u]
+            ar.A[m, du] -= nx * ar.jt2[0, du] + ny * ar.jt2[1, du] + nz * ar.jt2[2, du]
+        ar.lo[m] = _bound(pmin - d, push)
+        ar.hi[m] = 1e30
+        m += 1
+    ar.stats[t, 2] = worst_p
+    return m
+
+
+@njit(cache=True)
+def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out: np.ndarray) -> float:
+    """out = q (+) dq (quaternion-aware, MuJoCo's mj_integratePos); returns the largest distance [m]
+    of a point planted at frame t from its anchor at out."""
+    for i in range(ik.nq):
+        out[i] = q[i]
+        ik.qpos[i] = q[i]
+    _mj_integratePos(ik.model_addr, out.ctypes.data, dq.ctypes.data, 1.0)  # type: ignore[call-overload]
+    for i in range(ik.nq):
+        ik.qpos[i] = out[i]
+    _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
+    p = np.empty(3)
+    worst = 0.0
+    for c in range(ar.cbody.shape[0]):
+        if t < ar.cstart[c] or t >= ar.cstop[c]:
+            continue
+        _world(ik.xpos, ik.xmat, ar.cbody[c], ar.clocal[c], p)
+        e = (p[0] - ar.anchor[c, 0]) ** 2 + (p[1] - ar.anchor[c, 1]) ** 2 + (p[2] - ar.anchor[c, 2]) ** 2
+        worst = max(worst, e)
+    return np.sqrt(worst)
+
+
+@njit(cache=True)
+def moved_since(ik: IkModel, q0: np.ndarray, q1: np.ndarray, out: np.ndarray) -> None:
+    """out = q1 (-) q0, the tangent step from q0 to q1. (nv,)"""
+    _mj_differentiatePos(ik.model_addr, out.ctypes.data, 1.0, q0.ctypes.data, q1.ctypes.data)  # type: ignore
+
+
+@njit(cache=True)
+def velocities(model_addr: int, qpos: np.ndarray, out: np.ndarray) -> None:
+    """Tangent steps between consecutive frames: out[t] = qpos[t] (-) qpos[t-1], out[0] = 0. (T, nv)."""
+    out[0, :] = 0.0
+    for t in range(1, qpos.shape[0]):
+        a = np.ascontiguousarray(qpos[t - 1])
+        b = np.ascontiguousarray(qpos[t])
+        row = np.empty(out.shape[1])
+        _mj_differentiatePos(model_addr, row.ctypes.data, 1.0, a.ctypes.data, b.ctypes.data)  # type: ignore
+        out[t, :] = row

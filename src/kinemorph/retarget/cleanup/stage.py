@@ -1,0 +1,249 @@
+"""The clean-up stage: one convex QP per frame over joint velocities after any engine.
+
+After the spatial stage of STMR ("Spatio-Temporal Motion Retargeting for Quadruped Robots",
+T-RO 2025: the IK solution's velocities as targets, foot constraints from the contact
+schedule), generalised to humanoids: planted heel and toe points (and knees, hands, hips, back
+when the source puts them down) held at their anchors on the floor, no proxy of any link below
+the floor, link pairs kept apart, joint limits and a joint speed limit; in flight phases the
+pelvis height follows a ballistic parabola. The QP of each frame is in ``kernels.py``; it is
+solved through :func:`kinemorph.optim.qp.solve_qp`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+import mujoco
+import numpy as np
+
+from ...motion.contacts import contact_intervals
+from ...motion.motion import Motion
+from ...optim.qp import solve_qp
+from ...progress import Progress, report
+from ...robots.robot import Robot
+from ...robots.robot_motion import RobotMotion
+from ..ik import DOF_BODY_ROTATION, DOF_WORLD_TRANSLATION, build_ik_model, task_chains
+from .config import CleanupConfig
+from .kernels import Arrays, advance, build_frame, moved_since, velocities
+from .proxies import link_proxies
+from .schedule import ContactPoints, humanoid_contacts, mask_contacts
+
+GRAVITY = 9.81
+"""[m/s^2]"""
+MAX_ROWS = 256
+"""Most inequality rows per frame (floor and self-collision); the rest are dropped."""
+
+
+@dataclass(frozen=True)
+class CleanupReport:
+    """What the clean-up did and what it could not satisfy.
+
+    Attributes:
+        contact_points: planted point intervals in the schedule.
+        planted_fraction: share of frames with at least one planted point.
+        flight_frames: frames whose pelvis height was made ballistic.
+        self_pairs: link proxy pairs kept apart (0: self-collision off or no geometry).
+        contact_residual_max_mm: largest distance of a planted point from its anchor [mm].
+        floor_violation_max_mm: deepest proxy below the floor at any frame start [mm].
+        self_violation_max_mm: deepest proxy overlap at any frame start [mm].
+        relaxed_frames: frames whose QP failed and was solved again without its floor and
+            self-collision rows (conflicting constraints).
+        seconds: time of the stage [s].
+        frames_per_s: frames per second of the stage.
+        warnings: what was skipped and why.
+    """
+
+    contact_points: int
+    planted_fraction: float
+    flight_frames: int
+    self_pairs: int
+    contact_residual_max_mm: float
+    floor_violation_max_mm: float
+    self_violation_max_mm: float
+    relaxed_frames: int
+    seconds: float
+    frames_per_s: float
+    warnings: tuple[str, ...] = field(default=())
+
+
+def _ballistic(qpos: np.ndarray, planted: np.ndarray, fps: float, max_frames: int) -> tuple[np.ndarray, int]:
+    """Root height over each flight (a contact-free run with planted frames on both sides, at
+    most max_frames long) replaced by the parabola under gravity through its two ends."""
+    out = qpos.copy()
+    n = 0
+    for a, b in contact_intervals(~planted):
+        if a == 0 or b >= len(planted) or b - a > max_frames:
+            continue
+        z0, z1 = qpos[a - 1, 2], qpos[b, 2]
+        span = (b - a + 1) / fps
+        t = (np.arange(a, b) - (a - 1)) / fps
+        v0 = (z1 - z0) / span + 0.5 * GRAVITY * span
+        out[a:b, 2] = z0 + v0 * t - 0.5 * GRAVITY * t**2
+        n += b - a
+    return out, n
+
+
+def _proxy_links(prox, points: ContactPoints, cfg: CleanupConfig, fps: float) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """Proxy of each contact point (-1: none) and, for the feet's contact proxies, the sideways step
+    per frame allowed per metre of height (0 for other proxies)."""
+    cproxy = np.full(points.count, -1, dtype=np.int64)
+    pclear = np.zeros(prox.count)
+    for c in range(points.count):
+        sel = np.nonzero(prox.body == points.body[c])[0]
+        for i in sel:
+            if np.allclose(prox.p0[i], points.local[c]) or np.allclose(prox.p1[i], points.local[c]):
+                cproxy[c] = i
+                break
+    feet = {int(b) for b, lab in zip(points.body, points.label) if "heel" in lab or "toe" in lab or "foot" in lab}
+    for c in range(points.count):
+        if cproxy[c] >= 0 and int(points.body[c]) in feet:
+            pclear[cproxy[c]] = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
+    return cproxy, pclear
+
+
+def _weights(robot: Robot, ik, cfg: CleanupConfig) -> np.ndarray:  # type: ignore[no-untyped-def]
+    w = np.full(ik.nv, cfg.joint_weight)
+    w[ik.dof_kind == DOF_WORLD_TRANSLATION] = cfg.root_position_weight
+    w[ik.dof_kind == DOF_BODY_ROTATION] = cfg.root_rotation_weight
+    return w
+
+
+def cleanup(
+    result: RobotMotion,
+    robot: Robot,
+    motion: Motion | None = None,
+    *,
+    config: CleanupConfig | None = None,
+    progress: Progress | None = None,
+) -> RobotMotion:
+    """The engine's ``result`` cleaned (see the module docstring); the robot is not changed.
+
+    The contact schedule comes from the source ``motion`` for humanoids and from
+    ``result.contacts`` when the engine gave one (the quadruped engine). The returned motion
+    carries the schedule's per-body mask in ``contacts`` / ``contact_bodies`` and the
+    :class:`CleanupReport` as a dict in ``info["cleanup"]``; warnings join ``info["warning"]``.
+    """
+    cfg = config or CleanupConfig()
+    start = time.perf_counter()
+    warnings: list[str] = []
+    T = result.num_frames
+    fps = float(result.fps)
+    q_src = result.qpos.astype(np.float64)
+    model = robot.model
+    data = mujoco.MjData(model)
+    ik = build_ik_model(model, data)
+
+    prox = link_proxies(robot)
+    if prox.count == 0:
+        warnings.append(f"robot {robot.name} has no collision geometry: floor and self-collision checks skipped")
+    pairs = prox.pairs
+    if not cfg.self_collision:
+        pairs = pairs[:0]
+    elif prox.count and pairs.shape[0] == 0:
+        warnings.append(f"robot {robot.name}: no link pairs to keep apart (self-collision skipped)")
+
+    if result.contacts is not None and result.contact_bodies and robot.family == "quadruped":
+        points = mask_contacts(robot, prox, result.contacts, result.contact_bodies)
+    elif motion is not None:
+        points = humanoid_contacts(motion, robot, prox, q_src, config=cfg)
+    else:
+        points = ContactPoints.empty()
+    if points.count == 0:
+        warnings.append("no contacts found in the source: nothing is held in place (no foot locking)")
+    planted = points.planted(T)
+    flight = 0
+    if cfg.flight_ballistic and points.count:
+        q_src, flight = _ballistic(q_src, planted, fps, int(round(cfg.max_flight_s * fps)))
+
+    cproxy, pclear = _proxy_links(prox, points, cfg, fps)
+    v_src = np.zeros((T, ik.nv))
+    velocities(ik.model_addr, q_src, v_src)
+    nb = model.nbody
+    chains, counts = task_chains(ik, np.arange(nb))
+    vmax = cfg.max_joint_speed / fps
+    step_hi = np.full(ik.nv, np.inf)
+    step_hi[ik.dof_kind != DOF_WORLD_TRANSLATION] = vmax
+    gain = 1.0 - float(np.exp(-1.0 / (fps * cfg.return_time)))
+    ar = Arrays(
+        pbody=prox.body, pp0=prox.p0, pp1=prox.p1, prad=prox.radius,
+        pfloor=np.ones(prox.count, dtype=np.bool_), pairs=np.ascontiguousarray(pairs),
+        bchain=chains, bnchain=counts,
+        cbody=points.body, clocal=points.local, crad=points.radius, cstart=points.start, cstop=points.stop,
+        pclear=pclear, pplanted=np.zeros(prox.count, dtype=np.bool_), cproxy=cproxy,
+        anchor=np.zeros((points.count, 3)), cset=np.zeros(points.count, dtype=np.bool_),
+        wdiag=_weights(robot, ik, cfg), step_lo=-step_hi, step_hi=step_hi,
+        q_lo=ik.lim_lower, q_hi=ik.lim_upper, qadr=ik.dof_qadr,
+        params=np.array([cfg.contact_weight, cfg.floor_margin, 0.0, cfg.self_margin, cfg.self_distance,
+                         cfg.push_speed / fps, 0.0, 1e-6, cfg.lift_weight, cfg.lift_height,
+                         cfg.lift_speed / fps]),
+        H=np.zeros((ik.nv, ik.nv)), g=np.zeros(ik.nv), A=np.zeros((MAX_ROWS, ik.nv)),
+        lo=np.zeros(MAX_ROWS), hi=np.zeros(MAX_ROWS), xl=np.zeros(ik.nv), xu=np.zeros(ik.nv),
+        jt=np.zeros((3, ik.nv)), jt2=np.zeros((3, ik.nv)), ref=np.zeros(ik.nv), err=np.zeros(ik.nv),
+        qtmp=np.zeros(ik.nq), stats=np.zeros((T, 3)),
+    )  # fmt: skip
+    out = np.empty_like(q_src)
+    q = q_src[0].copy()
+    relaxed = 0
+    every = max(1, T // 100)
+    zero = np.zeros(ik.nv)
+    moved = np.zeros(ik.nv)
+    goal = np.zeros(ik.nq)
+    tol = cfg.contact_tolerance
+    for t in range(T):
+        prev = q_src[t - 1] if t > 0 else q_src[0]
+        src, vel, k, step = prev, v_src[t], gain, zero
+        q0 = q
+        for it in range(cfg.max_passes):
+            m = build_frame(ik, ar, t, q, src, vel, k, step)
+            if it == 0:  # where the tracking target alone would go
+                for i in range(ik.nq):  # (integrate without touching the anchors)
+                    goal[i] = q[i]
+                mujoco.mj_integratePos(model, goal, ar.ref, 1.0)
+            res = solve_qp(ar.H, ar.g, A=ar.A[:m], lower=ar.lo[:m], x_lower=ar.xl,
+                           x_upper=ar.xu, solver=cfg.solver)  # fmt: skip
+            if not res.solved:
+                relaxed += 1
+                res = solve_qp(ar.H, ar.g, x_lower=ar.xl, x_upper=ar.xu, solver=cfg.solver)
+            dq = res.x if res.solved else np.clip(ar.ref, ar.xl, ar.xu)
+            residual = advance(ik, ar, t, q, np.ascontiguousarray(dq), out[t])
+            if residual <= tol or it + 1 == cfg.max_passes:
+                break
+            # another pass from here toward the same goal, within what is left of the step limit
+            moved_since(ik, q0, out[t], moved)
+            q = out[t].copy()
+            src, vel, k, step = goal, zero, 1.0, moved
+        q = out[t]
+        if t % every == 0:
+            report(progress, t + 1, T)
+    report(progress, T, T)
+    cleanup.last_stats = ar.stats  # type: ignore[attr-defined]
+    seconds = time.perf_counter() - start
+    rep = CleanupReport(
+        contact_points=points.count,
+        planted_fraction=float(planted.mean()),
+        flight_frames=flight,
+        self_pairs=int(pairs.shape[0]),
+        contact_residual_max_mm=float(ar.stats[1:, 0].max() * 1000) if T > 1 else 0.0,
+        floor_violation_max_mm=float(ar.stats[1:, 1].max() * 1000) if T > 1 else 0.0,
+        self_violation_max_mm=float(ar.stats[1:, 2].max() * 1000) if T > 1 else 0.0,
+        relaxed_frames=relaxed,
+        seconds=seconds,
+        frames_per_s=T / seconds if seconds > 0 else float("inf"),
+        warnings=tuple(warnings),
+    )
+    if relaxed:
+        warnings.append(f"{relaxed} frames had conflicting constraints and were relaxed (floor/self-collision)")
+    info = dict(result.info)
+    info["cleanup"] = asdict(rep) | {"warnings": list(warnings)}
+    if warnings:
+        info["warning"] = "; ".join([w for w in (info.get("warning"),) if w] + warnings)
+    if result.contacts is not None and result.contact_bodies and robot.family == "quadruped":
+        contacts, bodies = result.contacts, result.contact_bodies
+    else:
+        contacts, bodies = points.mask(T, robot)
+    return replace(
+        RobotMotion.from_qpos(result.robot, fps, out, result.dof_names, keypoints=result.keypoints, info=info),
+        contacts=contacts,
+        contact_bodies=bodies,
+    )
