@@ -4,8 +4,9 @@
 
 The clips are generated (kinemorph.motion.procedural): walks of different speeds, turn rates and
 seeds, 4 s each, and a few made bad on purpose so that the report has failures to show: a walk
-whose hips tip over 70 degrees half way (trunk tilt, joint jumps), a walk dropped 15 cm into the
-floor, and a corrupt file (a batch failure). They go through ``run_batch`` on --workers local
+whose hips pitch 80 degrees forward half way, a walk whose left elbow flickers by 60 degrees
+every other frame in its second half (a mocap glitch), and a corrupt file (a batch failure).
+They go through ``run_batch`` on --workers local
 workers onto G1 (which writes the report once at its end); then ``write_report`` runs --repeats
 times on the finished folder. Printed: the batch time, the best and median report time, the
 clip counts, and a last line of JSON. The target is < 5 s.
@@ -44,16 +45,21 @@ def make_dataset(folder: Path, count: int) -> list[Path]:
 
 
 def _spoil(path: Path, *, tip: bool) -> None:
-    """Tip the hips by 70 degrees from the middle frame on (tip), else lower the root by 15 cm."""
+    """From the middle frame on: pitch the hips 80 degrees forward (tip), else bend the left elbow
+    60 degrees more on every other frame."""
     lines = path.read_text().splitlines()
+    joints = [line.split()[1] for line in lines if line.strip().startswith(("ROOT ", "JOINT "))]
+    elbow = 6 + 3 * (joints.index("LeftForeArm") - 1)  # its Zrotation: ZYX channels after the root's 6
     start = next(k for k, line in enumerate(lines) if line.startswith("Frame Time")) + 1
     frames = len(lines) - start
     for k in range(start, len(lines)):
         values = lines[k].split()
-        if tip and k - start >= frames // 2:
-            values[5] = f"{float(values[5]) + 70.0:.4f}"  # Hips Xrotation [deg]
-        elif not tip:
-            values[1] = f"{float(values[1]) - 15.0:.4f}"  # Hips Yposition [cm], Y up
+        if k - start < frames // 2:
+            continue
+        if tip:
+            values[3] = f"{float(values[3]) - 80.0:.4f}"  # Hips Zrotation [deg] (z: the subject's left)
+        elif (k - start) % 2:
+            values[elbow] = f"{float(values[elbow]) - 60.0:.4f}"
         lines[k] = " ".join(values)
     path.write_text("\n".join(lines) + "\n")
 
