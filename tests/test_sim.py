@@ -274,9 +274,8 @@ def test_cli_prints_one_line_for_bad_input(g1, tmp_path: Path, capsys):
     assert not (tmp_path / "x.npz").exists()
 
 
-# -- retargeted clips (slow) ---------------------------------------------------------------------------
+# -- retargeted clips ---------------------------------------------------------------------------
 @needs_data
-@pytest.mark.slow
 def test_go2_dog_walk_with_the_trunk_lifted_is_infeasible(go2):
     from kinemorph import load_motion, retarget
 
@@ -296,7 +295,6 @@ def test_go2_dog_walk_with_the_trunk_lifted_is_infeasible(go2):
 
 
 @needs_data
-@pytest.mark.slow
 def test_g1_walk_sped_up_3x_is_infeasible(g1):
     from kinemorph import retarget
     from kinemorph.motion.procedural import procedural_walk

@@ -9,12 +9,13 @@ joints stay stable at 1 kHz; the clip keeps ctrl - kd v within the limit.
 Gains come from the model (gains.py). The floating base is not actuated. Two things act on it:
 
 - balance feedback (on by default, ``balance_hz``): a PD law on the base pose error gives a
-  desired base wrench Q = M_bb a_des (M_bb the base block of the mass matrix); the contact forces
-  df that produce it (least squares on the base rows of the floor contacts' Jacobians J, the
-  contacts MuJoCo reports, updated at ``balance_rate_hz``) are made by the joints with
-  dtau = -J_joints' df. This acts only through joint torques and real contacts (a real robot can
-  do it: it is the virtual-model idea behind whole-body balance controllers), so it is part of
-  the verdict's controller; without it any walk falls within a step or two.
+  desired base wrench Q = M_bb a_des (M_bb the base block of the mass matrix); the change df of
+  the contact forces that produces it (regularised least squares on the base rows of the
+  Jacobians of the contacts MuJoCo reports; feedback.py; updated at ``balance_rate_hz``) is made
+  by the joints with dtau = -J_joints' df. This acts only through
+  joint torques and real contacts (the virtual-model idea behind whole-body balance
+  controllers), so it is part of the verdict's controller. It recovers a standing robot from a
+  push; it does not make the controller a walking controller (README, Limitations).
 - the base assist (off for the verdict): an external PD wrench on the root body towards the
   reference, whose size is reported when it is on.
 """
