@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from .mapping.mapping import Mapping
 from .motion.motion import Motion
 from .progress import Progress
@@ -57,7 +55,7 @@ def compare_engines(
             **rel.to_dict(),
             **{k: q[k] for k in ("foot_slip_mean_cm_s", "penetration_p95_cm", "jerk_rms_rad_s3", "joint_jump_frames")},
         }
-        figures["frames_per_s"] = float(result.info.get("frames_per_s", np.nan))
+        figures["frames_per_s"] = result.solve_info.frames_per_s
         runs.append(EngineRun(name, result, rel, figures))  # type: ignore[arg-type]
     return runs
 

@@ -47,8 +47,8 @@ class PreviewPage:
         result, report = self.state.run_retarget(progress)
         self.load_result()
         return (
-            f"{result.num_frames} frames onto {result.robot} with {result.info.get('engine', '?')}: tracking error "
-            f"mean {report.tracking_error_mean_cm:.1f} cm, {result.info.get('frames_per_s', float('nan')):.0f} frames/s"
+            f"{result.num_frames} frames onto {result.robot} with {result.solve_info.engine or '?'}: tracking error "
+            f"mean {report.tracking_error_mean_cm:.1f} cm, {result.solve_info.frames_per_s:.0f} frames/s"
         )
 
     def error_curve(self) -> tuple[np.ndarray, np.ndarray]:

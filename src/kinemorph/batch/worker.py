@@ -172,7 +172,7 @@ def _retarget_file(settings: Settings, job: Job, rec: Record) -> None:
     rec.seconds_load, rec.seconds_retarget, rec.seconds_evaluate, rec.seconds_save = (
         times.load, times.retarget, times.evaluate, times.save
     )
-    rec.seconds_compile = float(result.info.get("seconds_compile", 0.0))
+    rec.seconds_compile = result.solve_info.seconds_compile
     rec.output_sha256 = file_sha256(out)
     rec.output_bytes = out.stat().st_size
     rec.frames = result.num_frames

@@ -48,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
     )
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {Path(args.robot).stem}")
     done = run_job(job, progress=bar)
-    warning = done.result.info.get("warning")
-    if warning:
+    for warning in done.result.solve_info.warnings:
         print(f"kinemorph: warning: {warning}", file=sys.stderr)
     if not args.quiet and done.report is not None:
         print(done.report.table())

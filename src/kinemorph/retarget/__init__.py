@@ -133,13 +133,13 @@ def resolve_engine(engine: str, motion: Motion) -> str:
 
 def timing_summary(result: RobotMotion) -> str:
     """One line on how long the engine took, e.g. for the CLI and the demo."""
-    info = result.info
-    text = f"{result.num_frames} frames in {info['seconds_solve']:.3f} s ({info['frames_per_s']:.0f} frames/s"
-    if "iterations_per_frame" in info:
-        text += f", {info['iterations_per_frame']:.2f} iterations/frame"
+    info = result.solve_info
+    text = f"{result.num_frames} frames in {info.seconds_solve:.3f} s ({info.frames_per_s:.0f} frames/s"
+    if info.iterations_per_frame is not None:
+        text += f", {info.iterations_per_frame:.2f} iterations/frame"
     text += ")"
-    if info.get("seconds_compile", 0.0) > 1.0:
-        text += f"; first use compiled the kernels in {info['seconds_compile']:.1f} s (cached for later runs)"
+    if info.seconds_compile > 1.0:
+        text += f"; first use compiled the kernels in {info.seconds_compile:.1f} s (cached for later runs)"
     return text
 
 

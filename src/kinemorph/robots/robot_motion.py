@@ -24,6 +24,56 @@ class Keypoints:
 
 
 @dataclass(frozen=True)
+class SolveInfo:
+    """What an engine reports about a solve, typed: the faces read this, not string keys.
+
+    Attributes:
+        engine: the engine that ran ("" when unknown, e.g. a motion read from a file).
+        frames: frames solved.
+        seconds_solve: time of the solve loop [s].
+        seconds_compile: time spent compiling or loading kernels before it [s].
+        frames_per_s: the engine's own speed figure [1/s] (nan when unknown).
+        iterations_per_frame: mean IK iterations per frame (None for engines without).
+        qp_failures: QP steps that failed.
+        warnings: things the user should know (e.g. feet with no contacts found).
+    """
+
+    engine: str = ""
+    frames: int = 0
+    seconds_solve: float = 0.0
+    seconds_compile: float = 0.0
+    frames_per_s: float = float("nan")
+    iterations_per_frame: float | None = None
+    qp_failures: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, info: dict[str, Any]) -> SolveInfo:
+        """Read the typed fields out of a RobotMotion's ``info`` (its serialised form)."""
+        warnings = info.get("warnings", ())
+        if isinstance(warnings, str):
+            warnings = (warnings,)
+        single = info.get("warning")
+        all_warnings = tuple(str(w) for w in warnings) + ((str(single),) if single else ())
+        ipf = info.get("iterations_per_frame")
+
+        def num(key: str, default: float) -> float:
+            v = info.get(key, default)
+            return float(v) if isinstance(v, int | float) else default
+
+        return cls(
+            engine=str(info.get("engine", "")),
+            frames=int(num("frames", 0)),
+            seconds_solve=num("seconds_solve", 0.0),
+            seconds_compile=num("seconds_compile", 0.0),
+            frames_per_s=num("frames_per_s", float("nan")),
+            iterations_per_frame=float(ipf) if isinstance(ipf, int | float) else None,
+            qp_failures=int(num("qp_failures", 0)),
+            warnings=all_warnings,
+        )
+
+
+@dataclass(frozen=True)
 class RobotMotion:
     """A robot trajectory.
 
@@ -35,7 +85,9 @@ class RobotMotion:
         dof_pos: joint positions [rad or m] in the model's joint order. Shape: (T, n).
         dof_names: joint names. Shape: (n,).
         keypoints: targets the engine tracked (optional, for metrics).
-        info: engine details (engine name, iterations per frame, timings...), JSON-serialisable.
+        info: engine details (engine name, iterations per frame, timings, engine-specific
+            figures), JSON-serialisable: the serialised form exports carry; read the common fields
+            typed through :attr:`solve_info`.
         contacts: planted frames per foot, when the engine knows them. Shape: (T, F) bool.
         contact_bodies: the robot body of each contacts column. Shape: (F,).
         settings: what produced the motion (engine, its config, the mapping's origin), JSON-
@@ -71,6 +123,11 @@ class RobotMotion:
                     f"RobotMotion.contacts must be bool of shape {(t, len(self.contact_bodies))}, "
                     f"got {self.contacts.dtype} {self.contacts.shape}"
                 )
+
+    @property
+    def solve_info(self) -> SolveInfo:
+        """The engine's report, typed."""
+        return SolveInfo.of(self.info)
 
     @property
     def num_frames(self) -> int:
