@@ -194,9 +194,11 @@ def _segments(
                 d = rest_pos[robot.body_id(src_of[v])] - rest_pos[robot.body_id(r)]
                 out.append((s, c, d))
                 continue
-            children = sk.children(j)
+            # the child the segment runs to: the farthest one (rigs hang zero-length twist and
+            # share bones beside the next limb joint, e.g. iClone's ForearmTwist01 beside Hand)
+            children = sorted(sk.children(j), key=lambda c: -float(np.linalg.norm(motion.local_positions[0, c])))
             tip = _robot_distal_point(robot, r, rest_pos, rest_q)
-            if children and tip is not None and np.linalg.norm(sk.offsets[children[0]]) > 1e-3:
+            if children and tip is not None and np.linalg.norm(motion.local_positions[0, children[0]]) > 1e-3:
                 out.append((s, children[0], tip - rest_pos[robot.body_id(r)]))
     return out
 

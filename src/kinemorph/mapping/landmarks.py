@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..errors import MappingError
 from ..motion.motion import Motion
 from ..motion.rig import foot_body, require_rig
@@ -90,9 +92,54 @@ def rig_table(motion: Motion) -> dict[str, str]:
     return table
 
 
+BIND_SNAP_DEG = 1.0
+"""[deg] offsets measured on a bind pose are exact; only rounding noise is snapped."""
+
+
+def _angle(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.degrees(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12), -1, 1))))
+
+
+def bind_pose(motion: Motion) -> Motion | None:
+    """The rig's bind pose (every joint rotation zero, bone lengths as in the clip) as a one-frame
+    motion, stood upright, when it is a T- or A-pose: legs straight down, trunk up, arms out and
+    straight. Its joint frames are the rig's own axis-aligned ones, so calibrating on it gives
+    exact rotation offsets (a clip's standing frame carries the actor's arm twist). None when the
+    bind pose is no such pose (rigs whose joint axes follow the bones)."""
+    from ..motion.motion import forward_kinematics
+    from ..motion.rig.axes import snap_axis, to_z_up
+    from ..transforms import mat_to_quat
+
+    rep = require_rig(motion)
+    sk = motion.skeleton
+    lr = np.zeros((1, sk.num_joints, 4))
+    lr[..., 0] = 1.0
+    lp = np.median(motion.local_positions, axis=0)[None]
+    lp[0, 0] = 0.0
+    g, _ = forward_kinematics(sk, lr, lp)
+    p = {k: g[0, sk.index(v)] for k, v in rep.landmarks.items()}
+    down = sum(p[f"ankle_{s}"] - p[f"hip_{s}"] for s in "lr")
+    up = -down / (np.linalg.norm(down) + 1e-12)
+    for s in "lr":
+        if max(_angle(p[f"knee_{s}"] - p[f"hip_{s}"], -up), _angle(p[f"ankle_{s}"] - p[f"knee_{s}"], -up)) > 25:
+            return None
+        if not 60 <= _angle(p[f"elbow_{s}"] - p[f"shoulder_{s}"], up) <= 150:
+            return None
+        if _angle(p[f"elbow_{s}"] - p[f"shoulder_{s}"], p[f"wrist_{s}"] - p[f"elbow_{s}"]) > 20:
+            return None
+    if _angle(p["chest"] - p["pelvis"], up) > 25:
+        return None
+    lr[0, 0] = mat_to_quat(to_z_up(snap_axis(up)))
+    return Motion.from_local(
+        sk, motion.fps, lr, lp, virtual=motion.virtual or None, family=motion.family, source=motion.source,
+        preset=motion.preset, landmarks=motion.landmarks, rig=motion.rig,
+    )  # fmt: skip
+
+
 def landmark_mapping(motion: Motion, robot: Robot, template: Mapping | None = None) -> Mapping:
     """A mapping for a recognised humanoid rig: ``template`` (over canonical landmarks; default the
-    robot's shipped one) renamed to the rig's joints, then calibrated on the rig's standing frame."""
+    robot's shipped one) renamed to the rig's joints, then calibrated on the rig's bind pose when
+    that is a T- or A-pose (bind_pose), else on the clip's most neutral standing frame."""
     from .calibrate import calibrate
 
     tpl = template if template is not None else landmark_template(robot)
@@ -103,5 +150,9 @@ def landmark_mapping(motion: Motion, robot: Robot, template: Mapping | None = No
             f"landmark mapping names {', '.join(unknown)}, which are no landmarks; valid: {', '.join(table)}"
         )
     renamed = rename_sources(tpl, table)
-    mapping, _ = calibrate(renamed, motion, robot)
+    bind = bind_pose(motion)
+    if bind is None:
+        mapping, _ = calibrate(renamed, motion, robot)
+    else:  # exact joint frames: nothing to snap away (a bone may leave its joint's axes at an angle)
+        mapping, _ = calibrate(renamed, bind, robot, snap_deg=BIND_SNAP_DEG)
     return mapping
