@@ -1,8 +1,8 @@
 """What the gait needs of each robot: the pelvis body, how low it walks, where its soles are, and
 which of its joints the style's upper-body curves drive.
 
-Styles name upper-body joints robot-independently (style.UPPER_BODY_JOINTS); ``GAIT_ROBOTS`` maps
-them onto each known biped's joints with a sign, so that, e.g., a positive shoulder_pitch swings
+Styles name upper-body joints robot-independently (style.UPPER_BODY_JOINTS); each biped's registry entry
+(kinemorph.robots.gait_info) maps them onto its's joints with a sign, so that, e.g., a positive shoulder_pitch swings
 the arm forward on every robot (checked through forward kinematics in the tests). A curve is an
 offset from the robot's rest pose; a joint a robot lacks is skipped.
 
@@ -13,79 +13,24 @@ with the foot's heading, and the heel and toe points are the back and front of t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
 from ..errors import ConfigError
+from ..robots.gait_info import GaitRobotInfo
 from ..robots.geometry import collision_geoms, lowest_points
+from ..robots.registry import KNOWN_ROBOTS
 from ..robots.robot import Robot
 from ..transforms import quat_conj, quat_mul, quat_rotate, quat_to_mat, yaw_quat
 from .footsteps import GaitBody
 from .style import UPPER_BODY_JOINTS
 
-
-@dataclass(frozen=True)
-class GaitRobotInfo:
-    """Gait settings of a known biped.
-
-    Attributes:
-        pelvis_body: the body whose pose r(t)'s pelvis prescribes.
-        crouch: how much lower than at the rest pose the pelvis walks [m] (bent knees keep the
-            legs away from their straight-knee singularity and give the swing room).
-        upper: style joint name -> (robot joint, sign): robot joint = rest value + sign * curve.
-    """
-
-    pelvis_body: str
-    crouch: float
-    upper: dict[str, tuple[str, float]] = field(default_factory=dict)
-
-
-def _arms(
-    pitch: str, roll: str, elbow: str, elbow_sign: tuple[float, float] = (-1.0, -1.0)
-) -> dict[str, tuple[str, float]]:
-    """Shoulder pitch, shoulder roll and elbow of both arms from name patterns ({s}: side word)."""
-    out: dict[str, tuple[str, float]] = {}
-    for k, (side, cap) in enumerate((("left", "Left"), ("right", "Right"))):
-        s = "lr"[k]
-        out[f"shoulder_pitch_{s}"] = (pitch.format(s=side, S=cap), -1.0)
-        out[f"shoulder_roll_{s}"] = (roll.format(s=side, S=cap), 1.0 if s == "l" else -1.0)
-        out[f"elbow_{s}"] = (elbow.format(s=side, S=cap), elbow_sign[k])
-    return out
-
-
-GAIT_ROBOTS: dict[str, GaitRobotInfo] = {
-    "unitree_g1": GaitRobotInfo(
-        pelvis_body="pelvis",
-        crouch=0.06,
-        upper={
-            "waist_yaw": ("waist_yaw_joint", 1.0),
-            "waist_pitch": ("waist_pitch_joint", 1.0),
-            **_arms("{s}_shoulder_pitch_joint", "{s}_shoulder_roll_joint", "{s}_elbow_joint"),
-        },
-    ),
-    "booster_t1": GaitRobotInfo(
-        pelvis_body="Waist",  # the hips; the root body Trunk sits above the Waist joint
-        crouch=0.02,  # the rest keyframe already bends the knees
-        upper={
-            "waist_yaw": ("Waist", -1.0),  # turns the hips under the trunk: the trunk turns the other way
-            "head_yaw": ("AAHead_yaw", 1.0),
-            "head_pitch": ("Head_pitch", 1.0),
-            **_arms("{S}_Shoulder_Pitch", "{S}_Shoulder_Roll", "{S}_Elbow_Yaw", elbow_sign=(-1.0, 1.0)),
-        },
-    ),
-    "unitree_h1": GaitRobotInfo(
-        pelvis_body="pelvis",
-        crouch=0.08,
-        upper={
-            "waist_yaw": ("torso", 1.0),
-            **_arms("{s}_shoulder_pitch", "{s}_shoulder_roll", "{s}_elbow"),
-        },
-    ),
-}
-"""Gait settings of the known bipeds; any other two-footed robot walks with its root as the
-pelvis, a crouch of 8% of its standing pelvis height and no upper-body curves."""
+GAIT_ROBOTS: dict[str, GaitRobotInfo] = {name: info.gait for name, info in KNOWN_ROBOTS.items() if info.gait}
+"""Gait settings of the known bipeds (from their registry entries); any other two-footed robot
+walks with its root as the pelvis, a crouch of 8% of its standing pelvis height and no upper-body
+curves."""
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..conventions import LEGS
 from ..errors import UnknownNameError
+from .gait_info import GaitRobotInfo, arms
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class RobotInfo:
             (see robots/feet.py).
         landmarks: humanoids: (body, offset in the body frame [m]) per name of
             kinemorph.conventions.LANDMARKS, in that order.
+        gait: bipeds: what the stylized gaits need (pelvis body, crouch, upper-body joints).
     """
 
     name: str
@@ -37,6 +39,7 @@ class RobotInfo:
     legs: tuple[tuple[str, str], ...] = ()
     foot_spheres: dict[str, str] = field(default_factory=dict)
     landmarks: tuple[tuple[str, tuple[float, float, float]], ...] = ()
+    gait: GaitRobotInfo | None = None
 
 
 Landmark = tuple[str, tuple[float, float, float]]
@@ -80,6 +83,15 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
                 ("{s}_ankle_roll_link", (0.12, 0.0, -0.03)),
                 sides=("left", "right"),
             ),
+            gait=GaitRobotInfo(
+                pelvis_body="pelvis",
+                crouch=0.06,
+                upper={
+                    "waist_yaw": ("waist_yaw_joint", 1.0),
+                    "waist_pitch": ("waist_pitch_joint", 1.0),
+                    **arms("{s}_shoulder_pitch_joint", "{s}_shoulder_roll_joint", "{s}_elbow_joint"),
+                },
+            ),
         ),
         RobotInfo(
             name="booster_t1",
@@ -99,6 +111,16 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
                 ("{s}_foot_link", (0.12, 0.0, -0.015)),
                 sides=("left", "right"),
             ),
+            gait=GaitRobotInfo(
+                pelvis_body="Waist",  # the hips; the root body Trunk sits above the Waist joint
+                crouch=0.02,  # the rest keyframe already bends the knees
+                upper={
+                    "waist_yaw": ("Waist", -1.0),  # turns the hips under the trunk: the trunk turns the other way
+                    "head_yaw": ("AAHead_yaw", 1.0),
+                    "head_pitch": ("Head_pitch", 1.0),
+                    **arms("{S}_Shoulder_Pitch", "{S}_Shoulder_Roll", "{S}_Elbow_Yaw", elbow_sign=(-1.0, 1.0)),
+                },
+            ),
         ),
         RobotInfo(
             name="unitree_h1",
@@ -116,6 +138,14 @@ KNOWN_ROBOTS: dict[str, RobotInfo] = {
                 "{s}_ankle_link",
                 ("{s}_ankle_link", (0.17, 0.0, -0.056)),
                 sides=("left", "right"),
+            ),
+            gait=GaitRobotInfo(
+                pelvis_body="pelvis",
+                crouch=0.08,
+                upper={
+                    "waist_yaw": ("torso", 1.0),
+                    **arms("{s}_shoulder_pitch", "{s}_shoulder_roll", "{s}_elbow"),
+                },
             ),
         ),
         *(
