@@ -41,6 +41,7 @@ def register(sub: Any) -> None:
         help="root travel: from the image landmarks when present (auto), always, or never [default: auto]",
     )
     p.add_argument("--hfov", type=_positive, default=60.0, help="camera's horizontal field of view [deg] (travel)")
+    p.add_argument("--level", action="store_true", help="tilted camera: make the median body axis vertical")
     p.add_argument("--min-cutoff", type=_positive, default=2.0, help="One-Euro cutoff at rest [Hz] [default: 2]")
     p.add_argument("--beta", type=float, default=2.0, help="One-Euro speed coefficient [default: 2]")
     p.add_argument("--causal", action="store_true", help="one forward filter pass (lags) instead of zero-lag")
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         joint_limits=not args.no_limits,
         travel=args.travel,
         camera_hfov_deg=args.hfov,
+        level=args.level,
     )
     bar = None if args.quiet else ProgressBar(f"detect {args.input.name}")
     fit = convert(

@@ -6,9 +6,14 @@ Used by the tests and benchmarks/bench_video.py on landmarks made from known cli
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..motion.motion import Motion
+
+if TYPE_CHECKING:
+    from ..robots.robot import Robot
 
 BONES: tuple[str, ...] = (
     "LeftLeg", "LeftFoot", "LeftToe", "RightLeg", "RightFoot", "RightToe",
@@ -44,14 +49,14 @@ def bone_errors(source: Motion, fitted: Motion, bones: tuple[str, ...] = BONES) 
     return np.stack(out, axis=1)
 
 
-def limb_errors(robot: object, a: Motion, b: Motion, limbs: tuple[tuple[str, str], ...] = LIMBS) -> np.ndarray:
+def limb_errors(robot: Robot, a: Motion, b: Motion, limbs: tuple[tuple[str, str], ...] = LIMBS) -> np.ndarray:
     """Angle [deg] between a robot's limb directions retargeted (default engine and mapping) from clip
-    a and from clip b, per frame and limb. ``robot``: a kinemorph Robot. Shape: (T, len(limbs))."""
+    a and from clip b, per frame and limb. Shape: (T, len(limbs))."""
     from ..conventions import LANDMARKS
     from ..retarget import retarget
 
-    pa = robot.landmark_positions(robot.fk(retarget(a, robot).qpos))  # type: ignore[attr-defined]
-    pb = robot.landmark_positions(robot.fk(retarget(b, robot).qpos))  # type: ignore[attr-defined]
+    pa = robot.landmark_positions(robot.fk(retarget(a, robot).qpos))
+    pb = robot.landmark_positions(robot.fk(retarget(b, robot).qpos))
     ix = {n: i for i, n in enumerate(LANDMARKS)}
     return np.stack([angles(pa[:, ix[v]] - pa[:, ix[u]], pb[:, ix[v]] - pb[:, ix[u]]) for u, v in limbs], axis=1)
 

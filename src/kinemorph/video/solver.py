@@ -16,7 +16,7 @@ from .landmarks import LandmarkClip
 from .limits import LIMITS, refill, spread_to_limbs, violations
 from .one_euro import OneEuroConfig, one_euro
 from .rig import motion_from_local, rig, with_derived
-from .root import image_travel, root_height
+from .root import image_travel, level_rotation, root_height
 
 TRAVEL = ("auto", "image", "in_place")
 
@@ -37,6 +37,8 @@ class SolverConfig:
         travel: "auto" (from the image landmarks when the clip has them, else in place), "image",
             "in_place".
         camera_hfov_deg: assumed horizontal field of view of the camera [deg], for the travel.
+        level: turn the clip so that the person's median body axis (ankles to shoulders) is vertical,
+            for a camera that was tilted; only for clips where the person is mostly upright.
         travel_cutoff_hz: low-pass cutoff of the root's travel [Hz].
     """
 
@@ -48,6 +50,7 @@ class SolverConfig:
     travel: str = "auto"
     camera_hfov_deg: float = 60.0
     travel_cutoff_hz: float = 1.0
+    level: bool = False
 
     def __post_init__(self) -> None:
         if self.fps is not None and not (np.isfinite(self.fps) and 0 < self.fps <= 1000):
@@ -175,7 +178,11 @@ def solve_landmarks(clip: LandmarkClip, *, config: SolverConfig | None = None) -
     low = int(np.count_nonzero(weight == 0.0)) - (clip.num_frames - clip.num_detected) * NUM_LANDMARKS
     lm = one_euro(weighted_fill(clip.landmarks, weight), fps, cfg.smoothing)
 
-    local = local_rotations(fit_globals(with_derived(lm @ MP_TO_WORLD.T)))
+    world = lm @ MP_TO_WORLD.T
+    tilt = level_rotation(world) if cfg.level else None
+    if tilt is not None:
+        world = world @ tilt.T
+    local = local_rotations(fit_globals(with_derived(world)))
     rejected = {lim.joint: 0 for lim in LIMITS}
     rejected_frames = 0
     if cfg.joint_limits:
@@ -188,6 +195,9 @@ def solve_landmarks(clip: LandmarkClip, *, config: SolverConfig | None = None) -
     root = np.zeros((clip.num_frames, 3))
     root[:, 2] = root_height(local, fps)
     notes: list[str] = []
+    if tilt is not None:
+        angle = np.degrees(np.arccos(np.clip(tilt[2, 2], -1.0, 1.0)))
+        notes.append(f"levelled: the clip was turned by {angle:.1f} deg to make the body axis vertical")
     use_image = cfg.travel == "image" or (cfg.travel == "auto" and clip.image_landmarks is not None)
     if use_image:
         if clip.image_landmarks is None or clip.image_size is None:
@@ -200,6 +210,7 @@ def solve_landmarks(clip: LandmarkClip, *, config: SolverConfig | None = None) -
             fps,
             hfov_deg=cfg.camera_hfov_deg,
             cutoff_hz=cfg.travel_cutoff_hz,
+            rotation=tilt,
         )
         notes.append(f"root travel from the image, assuming a {cfg.camera_hfov_deg:g} deg horizontal field of view")
     else:

@@ -21,18 +21,20 @@ from .landmarks import LandmarkClip
 
 @dataclass(frozen=True)
 class Camera:
-    """A level pinhole camera.
+    """A pinhole camera (level unless ``pitch`` tilts it).
 
     Attributes:
         position: optical centre in the Z-up world [m], or None: 3 m in front of the clip's area,
             at 1.2 m height, looking along ``yaw``.
         yaw: heading of the viewing direction about +z [rad] (0: looking along +y).
+        pitch: downward tilt of the viewing direction [rad] (0: level).
         hfov_deg: horizontal field of view [deg].
         size: image (width, height) [px].
     """
 
     position: tuple[float, float, float] | None = None
     yaw: float = 0.0
+    pitch: float = 0.0
     hfov_deg: float = 60.0
     size: tuple[int, int] = (1280, 720)
 
@@ -45,7 +47,9 @@ class Camera:
         """Camera axes (x right, y down, z forward, MediaPipe's) as columns in the world. (3, 3)."""
         c, s = np.cos(self.yaw), np.sin(self.yaw)
         yaw = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        return yaw @ MP_TO_WORLD
+        cp, sp = np.cos(self.pitch), np.sin(self.pitch)
+        tilt = np.array([[1.0, 0.0, 0.0], [0.0, cp, sp], [0.0, -sp, cp]])  # about x by -pitch
+        return yaw @ tilt @ MP_TO_WORLD
 
 
 def _placed(camera: Camera, pts: np.ndarray) -> np.ndarray:
