@@ -77,7 +77,10 @@ def _grid_twist(q_src: np.ndarray, q_rob: np.ndarray, axis: np.ndarray, max_deg:
     d = quat_mul(quat_mul(q_rob[None], quat_conj(GRID)), quat_conj(q_src)[None])  # (24, 4)
     d = quat_normalize(d)
     proj = (d[:, 1:] @ u)[:, None] * u[None]
-    twist = quat_normalize(np.concatenate([d[:, :1], proj], axis=1) + 1e-300)
+    twist = np.concatenate([d[:, :1], proj], axis=1)
+    tn = np.linalg.norm(twist, axis=1, keepdims=True)
+    # a half turn about an axis across the segment has no twist part: identity there
+    twist = quat_normalize(np.where(tn > 1e-12, twist, [1.0, 0.0, 0.0, 0.0]))
     swing_angle = np.degrees(quat_angle(d, twist))
     twist_angle = np.degrees(quat_angle(twist, np.array([[1.0, 0.0, 0.0, 0.0]])))
     ok = (swing_angle <= max_deg) & (twist_angle <= 90.0)
