@@ -68,14 +68,14 @@ def render_html(report: DatasetReport, *, worst: int = 3, version: str = "", cur
 
     out.append('<section id="distributions"><h2>Distributions over clips</h2><div class="grid">')
     for m in report.metrics:
-        t = report.threshold(m)
+        limit = report.threshold(m)
         vals = [v for _, v in report.values(m)]
         out.append(
             histogram(
                 vals,
                 title=f"{METRICS.get(m, m)} (n={len(vals)})",
-                limit_max=t.max if t else None,
-                limit_min=t.min if t else None,
+                limit_max=limit.max if limit else None,
+                limit_min=limit.min if limit else None,
             )
         )
     out.append("</div></section>")
