@@ -303,8 +303,9 @@ def _shipped(robot: str, preset: str) -> Mapping:
 
 
 def default_mapping(motion: Motion, robot: Robot) -> Mapping:
-    """The shipped mapping for a known robot and the motion's preset."""
-    from ..robots.registry import KNOWN_ROBOTS
+    """The shipped mapping for a known robot and the motion's preset; for any other recognised
+    humanoid rig, the shipped mapping over landmarks calibrated on that rig (mapping/landmarks.py)."""
+    from ..robots.registry import KNOWN_ROBOTS, robot_info
 
     if robot.name not in KNOWN_ROBOTS:
         raise UnknownNameError(
@@ -313,4 +314,9 @@ def default_mapping(motion: Motion, robot: Robot) -> Mapping:
             KNOWN_ROBOTS,
             where=f"{robot.path} has no default mapping: pass one (--mapping FILE)",
         )
+    if motion.preset not in robot_info(robot.name).mappings and motion.rig is not None:
+        from .landmarks import landmark_mapping
+
+        if "lafan1" in robot_info(robot.name).mappings:
+            return landmark_mapping(motion, robot)
     return load_mapping(robot.name, motion.preset)
