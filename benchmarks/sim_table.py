@@ -54,10 +54,10 @@ def cases(data: Path) -> Iterator[Case]:
 
 
 HEADER = (
-    "| robot | clip | engine | verdict | fell at [s] | base rms [cm] | joint rms [rad] "
+    "| robot | clip | engine | verdict | dynamics consistent | fell at [s] | base rms [cm] | joint rms [rad] "
     "| residual mean / p95 [% weight] | ID torque over limit [% frames] | saturation [% steps] | slip [cm/s] "
     "| replay speed [x real time] |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -77,9 +77,11 @@ def main() -> int:
         robot = robots.setdefault(robot_name, load_robot(robot_name))
         rep = run_simulation(make(robot), robot).report
         verdict = "feasible" if rep.feasible else "infeasible"
+        dynamics = "yes" if rep.dynamics_feasible else "no"
         fell = f"{rep.time_to_fall_s:.2f}" if rep.time_to_fall_s is not None else "-"
         print(
-            f"| {robot_name} | {clip} | {engine} | {verdict} | {fell} | {100 * rep.base_position_rms_m:.1f} "
+            f"| {robot_name} | {clip} | {engine} | {verdict} | {dynamics} | {fell} "
+            f"| {100 * rep.base_position_rms_m:.1f} "
             f"| {rep.joint_rms_rad:.3f} | {100 * rep.residual_force_mean_fraction:.1f} / "
             f"{100 * rep.residual_force_p95_fraction:.0f} | {100 * rep.id_torque_over_limit_fraction:.0f} "
             f"| {100 * rep.torque_saturation_fraction:.0f} | {rep.contact_slip_cm_s:.1f} | {rep.realtime_factor:.1f} |",

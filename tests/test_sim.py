@@ -143,7 +143,7 @@ def test_g1_holding_stand_for_5_s_is_feasible(g1):
     motion = hold(g1, g1.rest_qpos(), 5.0)
     result = run_simulation(motion, g1)
     rep = result.report
-    assert rep.feasible, rep.reasons
+    assert rep.feasible and rep.dynamics_feasible, rep.reasons
     assert not rep.fell
     err = np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1)
     assert err.max() < 0.01
@@ -167,7 +167,7 @@ def test_trunk_lifted_half_a_metre_is_infeasible(go2):
     root[:, 2] += lift
     lifted = RobotMotion(go2.name, motion.fps, root, motion.root_rot, motion.dof_pos, motion.dof_names)
     result = run_simulation(lifted, go2)
-    assert not result.report.feasible
+    assert not result.report.feasible and not result.report.dynamics_feasible
     assert any("contacts cannot explain" in r for r in result.report.reasons)
     up = (t > 1.3) & (t < 2.7)
     assert result.dynamics.residual_force_fraction[up].min() > 0.95  # nothing holds the trunk up
@@ -177,7 +177,7 @@ def test_feet_5_cm_underground_are_infeasible(g1):
     q = g1.rest_qpos().copy()
     q[2] -= 0.05
     rep = simulate(hold(g1, q, 1.0), g1)
-    assert not rep.feasible
+    assert not rep.feasible and not rep.dynamics_feasible
     assert rep.max_penetration_m == pytest.approx(0.05, abs=0.005)
     assert any("into the floor" in r for r in rep.reasons)
 
@@ -304,8 +304,10 @@ def test_g1_walk_sped_up_3x_is_infeasible(g1):
         g1.name, motion.fps, motion.root_pos[::3], motion.root_rot[::3], motion.dof_pos[::3], motion.dof_names
     )
     normal, quick = simulate(motion, g1), simulate(fast, g1)
-    assert not quick.feasible
-    assert quick.reasons
+    assert normal.dynamics_feasible, normal.reasons  # the 1x walk is dynamically consistent ...
+    assert not quick.feasible and not quick.dynamics_feasible  # ... three times faster it is not
+    assert any("contacts cannot explain" in r for r in quick.reasons)
+    assert any("exceed the motor limits" in r for r in quick.reasons)
     assert quick.residual_force_mean_fraction > 2 * normal.residual_force_mean_fraction
     assert quick.id_torque_peak_ratio > normal.id_torque_peak_ratio
 

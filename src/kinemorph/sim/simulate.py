@@ -164,10 +164,12 @@ def _verdict(
         contact_slip_cm_s=100.0 * float(touching.mean()) if touching.size else 0.0,
         assist_force_mean_fraction=float(roll.assist_force.mean() / tm.weight),
     )
-    reasons = _reasons(rep, th, fell, diverged, t_fall, roll.divergence)
+    dyn_reasons, sim_reasons = _reasons(rep, th, fell, diverged, t_fall, roll.divergence)
+    reasons = dyn_reasons + sim_reasons
     return SimReport(
         robot=motion.robot,
         feasible=not reasons,
+        dynamics_feasible=not dyn_reasons,
         reasons=reasons,
         fell=fell,
         time_to_fall_s=t_fall,
@@ -183,35 +185,38 @@ def _verdict(
     )
 
 
-def _reasons(rep: dict, th: Thresholds, fell: bool, diverged: bool, t_fall: float | None, why: str) -> list[str]:
-    out = []
-    if diverged:
-        out.append(f"the simulation diverged at {t_fall:.2f} s ({why})")
-    elif fell:
-        out.append(f"the robot fell at {t_fall:.2f} s (trunk tilt > 45 deg or base below 60% of the reference height)")
-    if rep["base_position_rms_m"] > th.max_base_rms_m:
-        out.append(
-            f"base tracking error {100 * rep['base_position_rms_m']:.1f} cm rms > {100 * th.max_base_rms_m:.0f} cm"
-        )
+def _reasons(
+    rep: dict, th: Thresholds, fell: bool, diverged: bool, t_fall: float | None, why: str
+) -> tuple[list[str], list[str]]:
+    """(reasons from the inverse dynamics, reasons from the replay); empty lists when they pass."""
+    dyn, sim = [], []
     if (
         rep["residual_force_mean_fraction"] > th.max_residual_mean
         or rep["residual_force_p95_fraction"] > th.max_residual_p95
     ):
-        out.append(
+        dyn.append(
             f"contacts cannot explain the motion: residual base force {100 * rep['residual_force_mean_fraction']:.0f}% "
             f"of body weight on average, {100 * rep['residual_force_p95_fraction']:.0f}% at the 95th percentile "
             f"(limits {100 * th.max_residual_mean:.0f}% / {100 * th.max_residual_p95:.0f}%)"
         )
     if rep["id_torque_over_limit_fraction"] > th.max_over_limit:
-        out.append(
+        dyn.append(
             f"required torques exceed the motor limits in {100 * rep['id_torque_over_limit_fraction']:.0f}% of frames "
             f"(peak {rep['id_torque_peak_ratio']:.1f}x the limit at {rep['id_torque_peak_joint']})"
         )
+    if rep["max_penetration_m"] > th.max_penetration_m:
+        dyn.append(f"the motion puts the robot {100 * rep['max_penetration_m']:.1f} cm into the floor")
+    if diverged:
+        sim.append(f"the simulation diverged at {t_fall:.2f} s ({why})")
+    elif fell:
+        sim.append(f"the robot fell at {t_fall:.2f} s (trunk tilt > 45 deg or base below 60% of the reference height)")
+    if rep["base_position_rms_m"] > th.max_base_rms_m:
+        sim.append(
+            f"base tracking error {100 * rep['base_position_rms_m']:.1f} cm rms > {100 * th.max_base_rms_m:.0f} cm"
+        )
     if rep["torque_saturation_fraction"] > th.max_saturation:
-        out.append(
+        sim.append(
             f"motors at their torque limits in {100 * rep['torque_saturation_fraction']:.0f}% of the replay's steps "
             f"(limit {100 * th.max_saturation:.0f}%)"
         )
-    if rep["max_penetration_m"] > th.max_penetration_m:
-        out.append(f"the motion puts the robot {100 * rep['max_penetration_m']:.1f} cm into the floor")
-    return out
+    return dyn, sim

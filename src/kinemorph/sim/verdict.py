@@ -16,7 +16,11 @@
 - no collision geometry goes deeper than ``max_penetration_m`` (2 cm) into the floor;
 - the replay's motors sit at their limits in at most ``max_saturation`` (20%) of physics steps.
 
-Each failed check adds one sentence to ``reasons``.
+Each failed check adds one sentence to ``reasons``. The checks of the inverse dynamics (residual,
+torques, penetration) do not depend on a controller; ``dynamics_feasible`` says whether they
+pass. The replay's checks (fall, tracking, saturation) judge the motion together with the
+replay's controller (replay.py), which holds stances and slow motions but is no walking
+controller: a walk whose dynamics are consistent can still fall in the replay.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ class SimReport:
     Attributes:
         robot: robot name.
         feasible: every check of ``kinemorph.sim.verdict`` passed.
+        dynamics_feasible: the checks of the inverse dynamics passed (residual, torques,
+            penetration): they do not depend on the replay's controller.
         reasons: one sentence per failed check (empty when feasible).
         fell: trunk tilt > 45 deg from the reference or base below 60% of the reference height.
         time_to_fall_s: time of the fall [s] (None when it did not fall).
@@ -79,6 +85,7 @@ class SimReport:
 
     robot: str
     feasible: bool
+    dynamics_feasible: bool
     reasons: list[str]
     fell: bool
     time_to_fall_s: float | None
@@ -111,6 +118,8 @@ class SimReport:
     def summary(self) -> str:
         """Two lines for a terminal."""
         verdict = "FEASIBLE" if self.feasible else "INFEASIBLE"
+        if not self.feasible and self.dynamics_feasible:
+            verdict += ", dynamically consistent"
         fall = f"fell at {self.time_to_fall_s:.2f} s" if self.fell else "stood"
         if self.diverged:
             fall = f"diverged at {self.time_to_fall_s:.2f} s"
