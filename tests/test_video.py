@@ -447,3 +447,66 @@ def test_level_undoes_a_tilted_camera(generated_walk: Motion) -> None:
     src = generated_walk.positions[:, 0, :2] - generated_walk.positions[0, 0, :2]
     got = levelled.motion.positions[:, 0, :2] - levelled.motion.positions[0, 0, :2]
     assert np.median(np.linalg.norm(got - src, axis=1)) < 0.05
+
+
+# --- app: the Motion page's video upload --------------------------------------------------------
+
+
+def test_app_video_upload_opens_the_fitted_clip(walk_clip: LandmarkClip, tmp_path: Path) -> None:
+    from kinemorph.app.page_motion import MotionPage
+    from kinemorph.app.state import AppState
+
+    save_landmarks(walk_clip, tmp_path / "walk lm.npz")
+    state = AppState()
+    page = MotionPage(state)
+    text = page.upload_video("walk lm.npz", (tmp_path / "walk lm.npz").read_bytes())
+    assert state.motion_key == "upload:walk_lm_video.bvh" and state.motion is not None
+    assert state.motion.preset == "lafan1" and state.robot_key == "unitree_g1"
+    assert "Video fit" in text and "root travel: image" in text
+    assert "upload:walk_lm_video.bvh" in state.sources.motions()
+    # the landmarks sit on the fitted skeleton: wrists on its hands, within the 1 cm noise
+    f = 100
+    lm = page.landmarks(f)
+    hand = state.motion.positions[f, state.motion.index("LeftHand")]
+    assert lm.shape == (33, 3) and np.linalg.norm(lm[INDEX["left_wrist"]] - hand) < 0.1
+    page.open("upload:walk_lm_video.bvh")
+    assert page.video is None and page.landmarks().shape == (0, 3)
+
+
+def test_app_video_upload_refuses_bad_files_and_keeps_nothing(tmp_path: Path) -> None:
+    from kinemorph.app.page_motion import MotionPage
+    from kinemorph.app.sources import Sources, UploadError
+    from kinemorph.app.state import AppState
+
+    state = AppState(sources=Sources(max_upload_bytes=1000))
+    page = MotionPage(state)
+    with pytest.raises(UploadError, match="over the upload limit"):
+        page.upload_video("big.mp4", b"x" * 2000)
+    with pytest.raises(UploadError, match="expected a"):
+        page.upload_video("clip.gif", b"x")
+    with pytest.raises(VideoError, match="not a readable video"):
+        page.upload_video("clip.mp4", b"\x00" * 100)
+    assert state.motion is None and state.sources.motions() == state.sources.samples()
+
+
+def test_app_video_upload_in_a_running_server(walk_clip: LandmarkClip, tmp_path: Path) -> None:
+    pytest.importorskip("viser", reason="viser is not installed (pip install -e '.[app]')")
+    from kinemorph.app.server import start_app
+
+    save_landmarks(walk_clip, tmp_path / "walk.npz")
+    app = start_app(port=0, verbose=False)
+    try:
+        page = app.motion_page
+        worker = page.start_video("walk.npz", (tmp_path / "walk.npz").read_bytes())
+        assert worker is not None
+        worker.join(timeout=60)
+        assert page.video_error == "" and page.video is not None
+        assert page.landmarks_view is not None and page.view is not None
+        assert app.state.motion_key == "upload:walk_video.bvh"
+        bad = page.start_video("clip.mp4", b"\x00" * 100)
+        assert bad is not None
+        bad.join(timeout=60)
+        assert "not a readable video" in page.video_error and page.notice.is_error
+        assert app.state.motion_key == "upload:walk_video.bvh"  # the fitted clip stays open
+    finally:
+        app.stop()
