@@ -15,6 +15,9 @@ def register(sub: Any) -> None:
     p.add_argument("--frame", type=int, help="rest frame (default: the most neutral standing frame)")
     p.add_argument("-o", "--output", type=Path, required=True)
     p.add_argument("--force", action="store_true")
+    from ._source import add_source_options
+
+    add_source_options(p)
     p.set_defaults(func=run)
 
 
@@ -22,10 +25,12 @@ def run(args: argparse.Namespace) -> int:
     from .._files import check_writable
     from ..mapping.calibrate import calibrate
     from ..mapping.mapping import default_mapping
-    from ..pipeline import load_job_mapping, load_job_robot, load_source
+    from ..pipeline import load_job_mapping, load_job_robot
 
     check_writable(args.output, force=args.force)
-    motion = load_source(args.input)
+    from ._source import load_cli_source
+
+    motion = load_cli_source(args.input, "auto", args)
     robot = load_job_robot(args.robot)
     template = load_job_mapping(args.mapping) or default_mapping(motion, robot)
     mapping, cal = calibrate(template, motion, robot, frame=args.frame)

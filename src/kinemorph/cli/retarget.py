@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import add_engine_options, engine_options, robot_help
+from ._source import add_source_options, load_cli_source
 from .convert import format_help
 
 
@@ -27,6 +28,7 @@ def register(sub: Any) -> None:
     p.add_argument("--plot", type=Path, help="also save a PNG of per-frame tracking error and joint curves")
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
     add_engine_options(p)
+    add_source_options(p)
     p.set_defaults(func=run)
 
 
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     job = RetargetJob(
-        args.input,
+        load_cli_source(args.input, args.preset, args),
         args.robot,
         args.mapping,
         engine=args.engine,

@@ -1,0 +1,48 @@
+"""Options for reading a source motion (--unit, --up, --strict, --fps, --body-model), shared by the
+subcommands that read one; rig warnings print as "kinemorph: warning: ..." lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+def add_source_options(p: Any) -> None:
+    from ..motion.rig import UP_AXES
+
+    g = p.add_argument_group("reading the source")
+    g.add_argument("--unit", help="source length unit: m, cm, mm, inch, ft, cmu, or metres per unit [default: detected]")
+    g.add_argument("--up", choices=UP_AXES, help="source up axis [default: detected]")
+    g.add_argument("--strict", action="store_true", help="refuse a source whose size looks implausible")
+    g.add_argument("--fps", type=float, help="resample the source to this frame rate first")
+    g.add_argument("--body-model", type=Path, help="SMPL/SMPL-H/SMPL-X model file or folder (AMASS .npz sources)")
+
+
+def source_options(args: argparse.Namespace) -> dict[str, Any]:
+    """load_motion's keyword options from the parsed arguments."""
+    return {
+        "unit": getattr(args, "unit", None),
+        "up": getattr(args, "up", None),
+        "strict": bool(getattr(args, "strict", False)),
+        "fps": getattr(args, "fps", None),
+        "body_model": getattr(args, "body_model", None),
+    }
+
+
+def load_cli_source(path: Path, preset: str, args: argparse.Namespace) -> Any:
+    """The motion, read with the command's source options; rig warnings printed one line each."""
+    from ..motion import load_motion
+    from ..motion.rig import RigWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RigWarning)
+        motion = load_motion(path, preset, **source_options(args))
+    for w in caught:
+        if issubclass(w.category, RigWarning):
+            print(f"kinemorph: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return motion

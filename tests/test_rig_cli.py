@@ -1,0 +1,68 @@
+"""The source options and the rig report on the command line (inspect, retarget, calibrate)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import HAS_MENAGERIE
+from rig_cases import CONVENTIONS, crab_bvh, raw_copy
+
+from kinemorph.cli import main
+from kinemorph.motion import Motion
+from kinemorph.motion.bvh import format_bvh
+
+
+def _write(tmp_path: Path, motion: Motion, name: str = "mixamo.bvh", **kw) -> Path:  # type: ignore[no-untyped-def]
+    data = raw_copy(motion, **kw)
+    lr, lp = data.local_transforms()
+    path = tmp_path / name
+    path.write_text(format_bvh(data.skeleton, data.frame_time, lr, lp))
+    return path
+
+
+def test_inspect_prints_the_landmark_table(tmp_path: Path, generated_walk: Motion, capsys) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path, generated_walk, names=CONVENTIONS["mixamo"], unit="inch", up="z")
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "rig: mixamo (names), family humanoid" in out and "unit inch" in out and "up axis z" in out
+    assert "knee_l      mixamorig:LeftLeg" in out
+
+
+def test_inspect_json_for_tools(tmp_path: Path, generated_walk: Motion, capsys) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path, generated_walk, names=CONVENTIONS["daz"])
+    assert main(["inspect", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rig"]["family"] == "humanoid" and doc["rig"]["landmarks"]["elbow_r"] == "rForeArm"
+    assert doc["rig"]["unit"] == "cm" and doc["frames"] == generated_walk.num_frames
+
+
+def test_unit_override_with_an_implausible_stature_exits_2(tmp_path: Path, generated_walk: Motion, capsys) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path, generated_walk)
+    assert main(["inspect", str(path), "--unit", "mm"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"kinemorph: error: {path}: with unit mm the stature is")
+
+
+@pytest.mark.skipif(not HAS_MENAGERIE, reason="MENAGERIE_ROOT is not set")
+def test_retarget_refuses_an_eight_legged_rig_and_writes_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "crab.bvh"
+    src.write_text(crab_bvh(8))
+    out = tmp_path / "out.npz"
+    assert main(["retarget", str(src), "--robot", "unitree_g1", "-o", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "8 paired limbs" in err and "Your own skeleton" in err
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not HAS_MENAGERIE, reason="MENAGERIE_ROOT is not set")
+def test_retarget_and_calibrate_any_rig_with_the_defaults(tmp_path: Path, generated_walk: Motion) -> None:
+    src = _write(tmp_path, generated_walk.slice(0, 60), names=CONVENTIONS["xsens"], unit="mm", up="-x")
+    out = tmp_path / "out.npz"
+    assert main(["retarget", str(src), "--robot", "unitree_h1", "-o", str(out), "--quiet", "--fps", "60"]) == 0
+    assert out.is_file()
+    mapping = tmp_path / "fitted.json"
+    assert main(["calibrate", str(src), "--robot", "unitree_h1", "-o", str(mapping)]) == 0
+    d = json.loads(mapping.read_text())
+    assert d["human_root_name"] == "Pelvis" and "LeftLowerLeg" in d["human_scale_table"]
