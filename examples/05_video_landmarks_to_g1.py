@@ -5,12 +5,12 @@ A generated walk is "filmed": its joints become the 33 BlazePose landmarks a det
 turned into a LAFAN1 BVH (bone aiming, One-Euro smoothing, joint limits, feet on the floor, travel
 from the image), loaded back like any clip and retargeted onto Unitree G1. Prints the solver's
 report and how far the BVH's bones and the robot's limbs are from those of the original clip.
-With a path argument it also draws the README's figure there (PNG).
+With ``--figure FILE.png`` it also draws the README's figure.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 from pathlib import Path
 
@@ -76,4 +76,6 @@ def main(figure: Path | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+    ap = argparse.ArgumentParser(description="camera landmarks of a generated walk -> BVH -> G1")
+    ap.add_argument("--figure", type=Path, help="also draw the README's figure into this PNG")
+    main(ap.parse_known_args()[0].figure)
