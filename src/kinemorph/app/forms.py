@@ -33,9 +33,15 @@ def parse_value(spec: FieldSpec, raw: Any) -> Any:
         return int(value)
     if spec.type is float:
         if not math.isfinite(float(value)):
-            raise ConfigError(f"{spec.name}: {value} is not finite")
+            if not (_unbounded(spec) and float(value) == math.inf):  # "inf" means no limit there
+                raise ConfigError(f"{spec.name}: {value} is not finite")
         return float(value)
     return value
+
+
+def _unbounded(spec: FieldSpec) -> bool:
+    """A float field whose default is inf (e.g. max_joint_speed: no limit) takes inf."""
+    return spec.type is float and isinstance(spec.default, float) and spec.default == math.inf
 
 
 def apply_values(config: Any, raw: dict[str, Any]) -> Any:
@@ -56,7 +62,7 @@ def add_form(gui: Any, config: Any) -> dict[str, Any]:
         hint = spec.help or None
         if spec.type is bool:
             handles[spec.name] = gui.add_checkbox(spec.name, initial_value=bool(value), hint=hint)
-        elif spec.optional or spec.type is str:
+        elif spec.optional or spec.type is str or _unbounded(spec):
             handles[spec.name] = gui.add_text(spec.name, initial_value="" if value is None else str(value), hint=hint)
         elif spec.type is int:
             handles[spec.name] = gui.add_number(spec.name, initial_value=int(value), step=1, hint=hint)

@@ -21,6 +21,7 @@ from ..progress import Progress
 from ..quality import QualityReport
 from ..retarget import ENGINES, resolve_engine
 from ..robots import KNOWN_ROBOTS, Robot, load_robot
+from ..robots.robot import families_match
 from ..robots.robot_motion import RobotMotion
 from .sources import MOTION_SUFFIXES, ROBOT_SUFFIXES, Sources
 
@@ -103,13 +104,9 @@ class AppState:
 
     def robot_choices(self) -> list[RobotChoice]:
         """Registry robots and model files; a robot of the other family than the open clip's is disabled."""
-        want = self.motion.family if self.motion is not None and self.motion.family != "other" else ""
+        want = self.motion.family if self.motion is not None else "other"
         keys = [*KNOWN_ROBOTS, *self.sources.models()]
-        out = []
-        for k in keys:
-            fam = self.family_of(k)
-            out.append(RobotChoice(k, fam, not want or not fam or fam == want))
-        return out
+        return [RobotChoice(k, self.family_of(k), families_match(want, self.family_of(k))) for k in keys]
 
     def robot(self, *, meshes: bool = False) -> Robot:
         """The chosen robot (loaded once; with meshes for drawing)."""

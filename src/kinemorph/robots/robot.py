@@ -63,6 +63,12 @@ def _compile(path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None = 
         raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
 
 
+def families_match(motion_family: str, robot_family: str) -> bool:
+    """The motion/robot family rule: a humanoid clip needs a humanoid robot, a quadruped clip a
+    quadruped; a motion of family "other" or a robot of unknown family ("") goes with any."""
+    return motion_family == "other" or not motion_family or not robot_family or motion_family == robot_family
+
+
 @dataclass(frozen=True)
 class RobotPose:
     """Body poses of a robot over frames. positions (T, nbody, 3) [m], rotations (T, nbody, 4) wxyz."""
@@ -240,7 +246,7 @@ class Robot:
         """Refuse a motion of the other family: a humanoid clip needs a humanoid robot, a quadruped
         clip a quadruped (motions of family "other" go anywhere). ``motion``: a kinemorph Motion."""
         family = getattr(motion, "family", "other")
-        if family != "other" and self.family and family != self.family:
+        if not families_match(family, self.family):
             raise KinemorphError(
                 f"{motion.source} is a {family} motion (preset {motion.preset}) but robot "
                 f"{self.name} is a {self.family}; pick a {family} robot or another motion"
