@@ -190,3 +190,35 @@ def test_line_plot_breaks_at_undefined_frames() -> None:
 
 def test_text_is_escaped() -> None:
     assert "<b>" not in histogram([1.0], title="<b>")
+
+
+# -- physics verdict ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def physics_files(folder: Path):  # type: ignore[no-untyped-def]
+    return write_report(folder, physics="dynamics")
+
+
+def test_physics_verdict_fails_what_contacts_cannot_explain(physics_files) -> None:  # type: ignore[no-untyped-def]
+    verdict = {c.output: c for c in physics_files.report.clips}
+    for rel in GOOD:
+        assert verdict[rel].physics is not None and verdict[rel].physics.dynamics_feasible, verdict[rel].physics
+        assert verdict[rel].passed
+    sunk = verdict[SUNK]
+    assert sunk.physics is not None and not sunk.physics.dynamics_feasible
+    assert any(f.startswith("physics (dynamics):") and "into the floor" in f for f in sunk.failures)
+    assert verdict[FAILED].physics is None
+
+
+def test_physics_verdict_is_in_both_files(physics_files) -> None:  # type: ignore[no-untyped-def]
+    d = json.loads(physics_files.json.read_text())
+    assert d["physics"] == "dynamics"
+    sunk = next(c for c in d["clips"] if c["output"] == SUNK)
+    assert sunk["physics"]["dynamics_feasible"] is False and sunk["physics"]["reasons"]
+    assert "physically feasible (dynamics)" in physics_files.html.read_text()
+
+
+def test_unknown_physics_mode_lists_the_modes(folder: Path) -> None:
+    with pytest.raises(UnknownNameError, match="dynamics, replay"):
+        build_report(folder, physics="full")

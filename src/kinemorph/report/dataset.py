@@ -9,6 +9,9 @@ from typing import Any
 
 from ..batch.manifest import MANIFEST_NAME, Manifest, Record
 from ..errors import KinemorphError
+from ..progress import Progress, report
+from .perframe import ClipCurves
+from .physics import PhysicsVerdict, check_mode, physics_verdict
 from .thresholds import DEFAULT_THRESHOLDS, METRICS, Threshold
 
 
@@ -24,7 +27,10 @@ class ClipResult:
         frames: frames retargeted.
         fps: frame rate [1/s].
         quality: metric name -> value (None where undefined).
-        failures: why it does not pass: "failed in the batch" or "<metric> <value> (limit <= x)".
+        failures: why it does not pass: "failed in the batch", "<metric> <value> (limit <= x)" or
+            "physics (<mode>): <reasons>".
+        physics: the physics verdict, when the report was asked for one and it could be made.
+        physics_note: why there is no physics verdict ("" when there is one or none was asked for).
     """
 
     output: str
@@ -35,6 +41,8 @@ class ClipResult:
     fps: float | None
     quality: dict[str, int | float | None]
     failures: tuple[str, ...]
+    physics: PhysicsVerdict | None = None
+    physics_note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -50,12 +58,14 @@ class DatasetReport:
         thresholds: the limits applied.
         clips: one result per manifest record, sorted by output.
         metrics: the metrics present in the manifest, in QualityReport's order.
+        physics: the physics mode required ("dynamics" or "replay"), None when not asked for.
     """
 
     folder: Path
     thresholds: tuple[Threshold, ...]
     clips: tuple[ClipResult, ...]
     metrics: tuple[str, ...]
+    physics: str | None = None
 
     @property
     def passing(self) -> tuple[ClipResult, ...]:
@@ -84,6 +94,7 @@ class DatasetReport:
                 "batch_failed": sum(c.status != "ok" for c in self.clips),
                 "passed": len(self.passing),
             },
+            "physics": self.physics,
             "thresholds": {t.metric: {"max": t.max, "min": t.min} for t in self.thresholds},
             "metrics": {m: METRICS.get(m, m) for m in self.metrics},
             "clips": [
@@ -97,6 +108,8 @@ class DatasetReport:
                     "passed": c.passed,
                     "failures": list(c.failures),
                     "quality": c.quality,
+                    "physics": None if c.physics is None else c.physics.to_dict(),
+                    "physics_note": c.physics_note,
                 }
                 for c in self.clips
             ],
@@ -137,13 +150,45 @@ def _judge(rec: Record, thresholds: tuple[Threshold, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def build_report(folder: str | Path, *, thresholds: tuple[Threshold, ...] = DEFAULT_THRESHOLDS) -> DatasetReport:
-    """Judge every clip of a batch output folder (its manifest) against ``thresholds``."""
+def _physics(rec: Record, curves: ClipCurves) -> tuple[PhysicsVerdict | None, str]:
+    if not rec.ok:
+        return None, ""
+    motion = curves.motion(rec.output)
+    if isinstance(motion, str):
+        return None, motion
+    robot = curves.robot(motion.robot)
+    if robot is None or tuple(robot.dof_names) != tuple(motion.dof_names):
+        return None, f"robot model of {motion.robot!r} not available"
+    try:
+        return physics_verdict(motion, robot), ""
+    except KinemorphError as exc:
+        return None, str(exc)
+
+
+def build_report(
+    folder: str | Path,
+    *,
+    thresholds: tuple[Threshold, ...] = DEFAULT_THRESHOLDS,
+    physics: str | None = None,
+    curves: ClipCurves | None = None,
+    progress: Progress | None = None,
+) -> DatasetReport:
+    """Judge every clip of a batch output folder (its manifest) against ``thresholds``, and with
+    ``physics`` ("dynamics" or "replay", see report/physics.py) against the physics verdict too;
+    ``progress`` is called with (clips judged, clips) during the physics verdicts."""
+    check_mode(physics)
     records = read_records(folder)
+    curves = curves or ClipCurves(Path(folder))
     clips = []
     present: set[str] = set()
-    for key in sorted(records):
+    for n, key in enumerate(sorted(records)):
         rec = records[key]
+        verdict, note = _physics(rec, curves) if physics else (None, "")
+        failures = _judge(rec, thresholds)
+        if physics and verdict is not None and not verdict.passes(physics):
+            failures += (f"physics ({physics}): {'; '.join(verdict.reasons)}",)
+        if physics:
+            report(progress, n + 1, len(records))
         quality = {k: v for k, v in (rec.quality or {}).items() if v is None or isinstance(v, int | float)}
         present |= set(quality)
         clips.append(
@@ -155,8 +200,10 @@ def build_report(folder: str | Path, *, thresholds: tuple[Threshold, ...] = DEFA
                 frames=rec.frames,
                 fps=rec.fps,
                 quality=quality,
-                failures=_judge(rec, thresholds),
+                failures=failures,
+                physics=verdict,
+                physics_note=note,
             )
         )
     metrics = tuple(m for m in METRICS if m in present) + tuple(sorted(present - set(METRICS)))
-    return DatasetReport(Path(folder), tuple(thresholds), tuple(clips), metrics)
+    return DatasetReport(Path(folder), tuple(thresholds), tuple(clips), metrics, physics)

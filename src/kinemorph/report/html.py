@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from .dataset import DatasetReport
+from .dataset import ClipResult, DatasetReport
 from .perframe import ClipCurves
 from .svg import histogram, line_plot
 from .thresholds import METRICS
@@ -34,6 +34,14 @@ def _verdict(ok: bool) -> str:
     return '<span class="pass">pass</span>' if ok else '<span class="fail">fail</span>'
 
 
+def _physics_cell(clip: ClipResult, mode: str) -> str:
+    v = clip.physics
+    if v is None:
+        return f'<span class="muted">{escape(clip.physics_note or "-")}</span>'
+    fall = f", fell at {v.time_to_fall_s:.2f} s" if v.fell and v.time_to_fall_s is not None else ""
+    return _verdict(v.passes(mode)) + escape(f" (dynamics {'ok' if v.dynamics_feasible else 'not ok'}{fall})")
+
+
 def render_html(report: DatasetReport, *, worst: int = 3, version: str = "", curves: ClipCurves | None = None) -> str:
     """The page: summary, thresholds, a histogram per metric, the ``worst`` clips per thresholded
     metric with their per-frame curves, every clip's verdict."""
@@ -52,6 +60,14 @@ def render_html(report: DatasetReport, *, worst: int = 3, version: str = "", cur
         f'<div class="card"><b class="pass">{passing}</b>pass</div>',
         f'<div class="card"><b class="fail">{len(clips) - passing}</b>fail</div>',
         f'<div class="card"><b>{batch_failed}</b>failed in the batch</div>',
+        *(
+            [
+                f'<div class="card"><b>{sum(c.physics is not None and c.physics.passes(report.physics) for c in clips)}'
+                f"</b>physically feasible ({escape(report.physics)})</div>"
+            ]
+            if report.physics
+            else []
+        ),
         "</div></section>",
         '<section id="thresholds"><h2>Thresholds</h2><table><tr><th>metric</th><th>limit</th>'
         "<th>clips over it</th><th>undefined</th></tr>",
@@ -104,9 +120,13 @@ def render_html(report: DatasetReport, *, worst: int = 3, version: str = "", cur
     shown = [t.metric for t in report.thresholds if t.metric in report.metrics]
     out.append('<section id="clips"><h2>Every clip</h2><table><tr><th>clip</th><th>verdict</th><th>frames</th>')
     out += [f"<th>{escape(m)}</th>" for m in shown]
+    if report.physics:
+        out.append("<th>physics</th>")
     out.append("<th>why it fails</th></tr>")
     for clip in clips:
         cells = "".join(f'<td class="num">{_fmt(clip.quality.get(m))}</td>' for m in shown)
+        if report.physics:
+            cells += f"<td>{_physics_cell(clip, report.physics)}</td>"
         out.append(
             f"<tr><td>{escape(clip.output)}</td><td>{_verdict(clip.passed)}</td>"
             f'<td class="num">{clip.frames if clip.frames is not None else "-"}</td>{cells}'

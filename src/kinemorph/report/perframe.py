@@ -97,7 +97,8 @@ def limit_margin(motion: RobotMotion, robot: Robot) -> FrameSeries:
 
 
 class ClipCurves:
-    """The per-frame curves of one batch folder's clips, each file and robot loaded once."""
+    """The per-frame curves of one batch folder's clips, each file and robot loaded once (the
+    physics verdicts share the loads)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -105,7 +106,8 @@ class ClipCurves:
         self._robots: dict[str, Robot | None] = {}
         self._curves: dict[tuple[str, str], FrameSeries | str] = {}
 
-    def _motion(self, output: str) -> RobotMotion | str:
+    def motion(self, output: str) -> RobotMotion | str:
+        """A clip's output motion, read once, or why it cannot be read."""
         if output not in self._motions:
             from ..io import load
 
@@ -115,7 +117,8 @@ class ClipCurves:
                 self._motions[output] = f"cannot read the output: {exc}"
         return self._motions[output]
 
-    def _robot(self, name: str) -> Robot | None:
+    def robot(self, name: str) -> Robot | None:
+        """A known robot by name, loaded once; None for a robot that is not known."""
         if name not in self._robots:
             from ..robots import KNOWN_ROBOTS, load_robot
 
@@ -129,7 +132,7 @@ class ClipCurves:
             return "no per-frame curve for this metric"
         key = (output, kind)
         if key not in self._curves:
-            motion = self._motion(output)
+            motion = self.motion(output)
             if isinstance(motion, str):
                 self._curves[key] = motion
             elif kind == "joint_speed":
@@ -137,7 +140,7 @@ class ClipCurves:
             elif kind == "tilt":
                 self._curves[key] = tilt(motion)
             else:
-                robot = self._robot(motion.robot)
+                robot = self.robot(motion.robot)
                 if robot is None or tuple(robot.dof_names) != tuple(motion.dof_names):
                     self._curves[key] = f"robot model of {motion.robot!r} not available"
                 else:
