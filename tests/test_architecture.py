@@ -24,7 +24,7 @@ def _imports(path: Path) -> set[str]:
     """Absolute kinemorph module names (and top-level packages) a module imports, anywhere in it."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     rel = path.relative_to(PACKAGE.parent).with_suffix("")
-    package = list(rel.parts[:-1]) if rel.name != "__init__" else list(rel.parts[:-1])
+    package = list(rel.parts[:-1])  # a module's package (for __init__: the package itself)
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
