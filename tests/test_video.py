@@ -510,3 +510,12 @@ def test_app_video_upload_in_a_running_server(walk_clip: LandmarkClip, tmp_path:
         assert app.state.motion_key == "upload:walk_video.bvh"  # the fitted clip stays open
     finally:
         app.stop()
+
+
+def test_a_file_that_is_not_a_pose_model_is_one_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("mediapipe", reason="pose detection needs the [video] extra (mediapipe)")
+    _write_video(tmp_path / "v.mp4")
+    (tmp_path / "pose.task").write_text("not a model")
+    with pytest.raises(VideoError, match="not a usable Pose Landmarker model"):
+        convert(tmp_path / "v.mp4", tmp_path / "out.bvh", pose_model=tmp_path / "pose.task")
+    assert not (tmp_path / "out.bvh").exists()
