@@ -11,7 +11,8 @@ reference (a two-vector alignment, the TRIAD construction of attitude determinat
 - clavicles: shoulders' mid-point to the shoulder; upper arm / thigh: the bone, with the elbow /
   knee hinge axis (ELBOW_AXES; local z for knees) from the plane of the limb (falling back to the chest's backward
   direction / the foot's direction when the limb is straight); forearm / shank: the bone, with
-  the hinge axis of the upper segment; hand: wrist to the knuckles' mid-point, pinky to index;
+  the hinge axis of the upper segment; hand: wrist to the knuckles' mid-point, pinky to index
+  (the neutral wrist where those landmarks collapse);
   foot: ankle to toe tip, ankle to heel; toe: rigid (its neutral local rotation).
 Bone lengths are the skeleton's rest offsets: only directions come from the landmarks.
 """
@@ -25,6 +26,7 @@ from .rig import ELBOW_AXES, P, rig
 
 _Z = np.array([0.0, 0.0, 1.0])
 _HINGE_FALLBACK = 0.15  # weight of the straight-limb twist reference against sin(bend angle)
+_HAND_FALLBACK = 0.005  # [m]: the neutral wrist counts like knuckle landmarks 5 mm apart
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -108,7 +110,18 @@ def fit_globals(points: np.ndarray) -> np.ndarray:
         G[:, r.joint(f"{J}ForeArm")] = align(
             r.local_vector(f"{J}ForeArm", f"{s}_elbow", f"{s}_wrist"), H, lower, arm @ H
         )
-        aim(f"{J}Hand", (f"{s}_wrist", f"{s}_hand_mid"), (f"{s}_pinky", f"{s}_index"))
+        # hand: where the knuckle landmarks come close together (a fist seen edge-on, or landmarks made
+        # without fingers) the hand keeps the neutral wrist: the forearm's frame takes over smoothly
+        hand, fore = r.joint(f"{J}Hand"), G[:, r.joint(f"{J}ForeArm")]
+        bone_l = r.local_vector(f"{J}Hand", f"{s}_wrist", f"{s}_hand_mid")
+        twist_l = r.local_vector(f"{J}Hand", f"{s}_pinky", f"{s}_index")
+        neutral = fore @ r.locals[hand]
+        G[:, hand] = align(
+            bone_l,
+            twist_l,
+            vec(f"{s}_wrist", f"{s}_hand_mid") + _HAND_FALLBACK * (neutral @ bone_l),
+            vec(f"{s}_pinky", f"{s}_index") + _HAND_FALLBACK * (neutral @ twist_l),
+        )
 
         thigh, shank = vec(f"{s}_hip", f"{s}_knee"), vec(f"{s}_knee", f"{s}_ankle")
         foot_dir = _unit(vec(f"{s}_heel", f"{s}_foot_index"))
