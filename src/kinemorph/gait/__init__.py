@@ -20,7 +20,8 @@ from .kinematic import GaitConfig, gait_motion, solve_reference
 from .planner import Planner, plan
 from .robot_table import GAIT_ROBOTS, RobotGait, gait_body, robot_gait, robot_gait_info
 from .sampler import GaitParams, Sampler, StyleTables
-from .schema import load_style, read_style, save_style, style_from_dict, style_names, style_to_dict
+from .schema import load_style, read_style, style_from_dict, style_names
+from .schema_write import save_style, style_to_dict
 from .style import KEY_SAMPLES, UPPER_BODY_JOINTS, Attributes, GaitSample, Style, StyleError, Timing
 from .stylize import Reference
 
