@@ -74,3 +74,17 @@ def test_view_names_a_missing_source(app, files, tmp_path: Path) -> None:  # typ
 
     with pytest.raises(KinemorphError, match="no such source"):
         open_result(app, files[0], source=tmp_path / "nope.bvh")
+
+
+def test_preview_downloads_the_trainer_formats(app, files, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from kinemorph.app.view import open_result
+    from kinemorph.io import EXPORT_FORMATS, detect_format, load
+
+    open_result(app, files[0])
+    assert set(app.preview_page.download_buttons) == set(EXPORT_FORMATS)
+    for name in ("beyondmimic", "mimickit", "holosoma", "mjlab"):
+        file_name, data = app.preview_page.download(name)
+        path = tmp_path / file_name
+        path.write_bytes(data)
+        assert detect_format(path).name == name
+        np.testing.assert_allclose(load(path, dof_names=app.state.result.dof_names).dof_pos, app.state.result.dof_pos)

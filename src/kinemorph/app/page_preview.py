@@ -1,6 +1,7 @@
 """Page 3, Retarget preview: one click retargets (progress bar, in a worker thread, so the server
 keeps serving and a failure shows in the page); the robot plays in sync with the source keypoints;
-per-frame error and joint curves; the quality table; downloads in every export format."""
+per-frame error and joint curves; the quality table; downloads in every export format (trainer
+formats included)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import KinemorphError
-from ..io import FORMATS, save
+from ..errors import KinemorphError, UnknownNameError
+from ..io import EXPORT_FORMATS, get_format, save
 from ..robots.robot import RobotPose
 from .playback import Playback, add_controls
 from .scene import PointsView
@@ -84,17 +85,21 @@ class PreviewPage:
             return ""
         return "```\n" + rep.table() + "\n```"
 
-    def download(self, suffix: str) -> tuple[str, bytes]:
-        """The last result in a FORMATS format, as (file name, bytes), written by the library's exporter."""
+    def download(self, fmt: str) -> tuple[str, bytes]:
+        """The last result in an export format (a name of EXPORT_FORMATS, or a suffix such as
+        ".npz"), as (file name, bytes), written by the library's exporter. The file only: a
+        format's metadata sidecar is not part of the download."""
         r = self.state.result
         if r is None:
             raise ValueError("retarget first: there is nothing to download")
-        if suffix not in FORMATS:
-            raise ValueError(f"unknown format {suffix}; valid: {', '.join(FORMATS)}")
+        try:
+            f = get_format(fmt)
+        except UnknownNameError:
+            raise ValueError(f"unknown format {fmt}; valid: {', '.join(EXPORT_FORMATS)}") from None
         stem = Path(self.state.motion_key.split(":", 1)[-1]).stem or "motion"
-        name = f"{stem}_{r.robot}{suffix}"
+        name = f"{stem}_{r.robot}{f.suffix}"
         with tempfile.TemporaryDirectory(prefix="kinemorph-dl-") as tmp:
-            path = save(r, Path(tmp) / name, robot=self.state.robot())
+            path = save(r, Path(tmp) / name, robot=self.state.robot(), format=f.name)
             return name, path.read_bytes()
 
     def load_result(self) -> None:
@@ -135,7 +140,7 @@ class PreviewPage:
         with gui.add_folder("Quality"):
             self.quality_md = gui.add_markdown("")
         with gui.add_folder("Download"):
-            self.download_buttons = {s: gui.add_button(f"Download {s[1:].upper()}") for s in FORMATS}
+            self.download_buttons = {n: gui.add_button(f"Download {n.upper()}") for n in EXPORT_FORMATS}
         self.playback.listeners.append(self._on_frame)
 
         @self.run_button.on_click
