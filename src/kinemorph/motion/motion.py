@@ -128,6 +128,31 @@ class Motion:
         (3,) [m] in the position joint's frame (e.g. an End Site used as a paw).
         """
         gpos, grot = forward_kinematics(skeleton, local_rotations, local_positions)
+        return cls.from_global(
+            skeleton, fps, local_rotations, local_positions, gpos, grot, virtual=virtual, family=family,
+            source=source, preset=preset, legs=legs, landmarks=landmarks, rig=rig,
+        )  # fmt: skip
+
+    @classmethod
+    def from_global(
+        cls,
+        skeleton: Skeleton,
+        fps: float,
+        local_rotations: np.ndarray,
+        local_positions: np.ndarray,
+        gpos: np.ndarray,
+        grot: np.ndarray,
+        *,
+        virtual: dict[str, tuple[Any, ...]] | None = None,
+        family: str = "other",
+        source: str = "<memory>",
+        preset: str = "generic",
+        legs: tuple[tuple[str, str], ...] = (),
+        landmarks: tuple[str, ...] = (),
+        rig: RigReport | None = None,
+    ) -> Motion:
+        """A motion from local transforms and the global joint poses they give (T, J, 3) and
+        (T, J, 4) (forward_kinematics' output, when the caller has it already); see from_local."""
         names = list(skeleton.names)
         if virtual:
             extra_p = []

@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import KinemorphError
-from ..motion import Motion
+from ...transforms import mat_to_quat, quat_mul
+from ..motion import Motion, forward_kinematics
 from ..skeleton import Skeleton
 from .recognise import Recognition, recognise
 from .report import RigReport
@@ -63,7 +64,9 @@ def motion_from_raw(
     """
     from ..presets import change_frame
 
-    rec = recognise_raw(skeleton, local_rot, local_pos, source=source, unit=unit, up=up)
+    gpos, grot = forward_kinematics(skeleton, local_rot, local_pos)  # once: recognition samples it
+    tree = PosedTree.sample(skeleton, local_rot, local_pos, gpos, grot)
+    rec = recognise(tree, source=source, unit=unit, up=up)
     rep = rec.report
     if rep.problem and rep.unit_source == "given":
         raise RigError(rep.problem)
@@ -74,14 +77,20 @@ def motion_from_raw(
     if strict and rep.problem:
         raise RigError(rep.problem)
     sk, lr, lp = change_frame(skeleton, local_rot, local_pos, rotation=rec.rotation, scale=rec.scale)
+    # the global poses follow the same change: p -> s R p (+ floor), q -> R q
+    gpos = (gpos @ rec.rotation.T) * rec.scale
+    grot = quat_mul(mat_to_quat(rec.rotation), grot)
     if abs(rec.floor) > FLOOR_TOLERANCE:
         lp[:, 0, 2] -= rec.floor - FOOT_CLEARANCE
+        gpos[..., 2] -= rec.floor - FOOT_CLEARANCE
     family = rep.family if rep.ok else "other"
-    return Motion.from_local(
+    return Motion.from_global(
         sk,
         fps,
         lr,
         lp,
+        gpos,
+        grot,
         virtual=rec.virtual or None,
         family=family,
         source=source,

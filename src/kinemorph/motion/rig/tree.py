@@ -38,11 +38,23 @@ class PosedTree:
     tips: np.ndarray
 
     @classmethod
-    def sample(cls, skeleton: Skeleton, local_rot: np.ndarray, local_pos: np.ndarray) -> PosedTree:
+    def sample(
+        cls,
+        skeleton: Skeleton,
+        local_rot: np.ndarray,
+        local_pos: np.ndarray,
+        gpos: np.ndarray | None = None,
+        grot: np.ndarray | None = None,
+    ) -> PosedTree:
+        """Sample frames of raw transforms (T, J, 4) and (T, J, 3); ``gpos``/``grot``: their
+        global poses when already computed (forward kinematics is then not run again)."""
         t = local_rot.shape[0]
         idx = np.unique(np.linspace(0, t - 1, min(t, SAMPLE_FRAMES)).round().astype(int))
         lr, lp = local_rot[idx], local_pos[idx]
-        gpos, grot = forward_kinematics(skeleton, lr, lp)
+        if gpos is None or grot is None:
+            gpos, grot = forward_kinematics(skeleton, lr, lp)
+        else:
+            gpos, grot = gpos[idx], grot[idx]
         lengths = np.median(np.linalg.norm(lp, axis=-1), axis=0)
         lengths[0] = 0.0
         if skeleton.end_sites:
