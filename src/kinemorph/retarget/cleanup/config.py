@@ -22,6 +22,12 @@ class CleanupConfig:
         lift_weight: cost pulling a foot's free contact point up off the floor [1/m^2].
         lift_height: ...up to this height above the floor [m] (where the engine keeps it lower)...
         lift_speed: ...at up to this speed [m/s].
+        touchdown_speed: a point planted while the robot holds it above the floor comes down at
+            most this fast [m/s] (the engine may keep a foot high while the source's is down).
+        hard_lift: the lift is a constraint (relaxed at push_speed), not only a cost.
+        max_root_speed: the root moves at most this fast along each world axis [m/s].
+        lift_ramp_s: the lift height ramps down to 0 over this time before a touch-down (and up
+            after a lift-off) [s].
         return_time: time constant with which the motion returns onto the engine's after a
             constraint let go of it (a foot lifting off, a limb leaving a collision) [s].
         lift_time: a foot's contact point that is not planted moves sideways at most at its
@@ -30,6 +36,9 @@ class CleanupConfig:
         contact_tolerance: a frame whose planted points end farther than this from their anchors
             gets another QP pass from where the first left it [m].
         max_passes: QP passes per frame at most.
+        planned_return_time: return_time when the engine planned its own contacts and swings
+            (the quadruped engine's natural mode): the stage then only closes what slips [s].
+        planned_tolerance: contact_tolerance in that case [m]; planned swings are not lifted.
         floor_margin: collision geometry closer to the floor than this is constrained [m].
         self_collision: keep the robot's links apart (capsule proxies of its collision geometry).
         self_distance: least distance kept between two links' proxies [m].
@@ -56,15 +65,21 @@ class CleanupConfig:
     max_joint_speed: float = 7.0
     contact_weight: float = 1e6
     joint_weight: float = 1.0
-    root_position_weight: float = 20.0
+    root_position_weight: float = 2.0
     root_rotation_weight: float = 5.0
     lift_weight: float = 1e5
-    lift_height: float = 0.03
+    lift_height: float = 0.015
     lift_speed: float = 1.0
-    return_time: float = 0.15
+    lift_ramp_s: float = 0.0
+    hard_lift: bool = True
+    touchdown_speed: float = 0.5
+    max_root_speed: float = 4.0
+    return_time: float = 0.07
     lift_time: float = 0.0
-    contact_tolerance: float = 1e-4
-    max_passes: int = 3
+    contact_tolerance: float = 1e-3
+    max_passes: int = 5
+    planned_return_time: float = 0.02
+    planned_tolerance: float = 1e-4
     floor_margin: float = 0.04
     self_collision: bool = True
     self_distance: float = 0.005
@@ -84,7 +99,7 @@ class CleanupConfig:
 
     def __post_init__(self) -> None:
         positive = ("max_joint_speed", "contact_weight", "joint_weight", "root_position_weight",
-                    "root_rotation_weight", "return_time", "push_speed", "enter_speed", "exit_speed")  # fmt: skip
+                    "root_rotation_weight", "return_time", "planned_return_time", "planned_tolerance", "touchdown_speed", "push_speed", "enter_speed", "exit_speed")  # fmt: skip
         for f in fields(self):
             v = getattr(self, f.name)
             if f.name in positive and not v > 0:

@@ -50,6 +50,7 @@ class Arrays(NamedTuple):
     pfloor: np.ndarray  # (P,) bool: proxy checked against the floor
     pclear: np.ndarray  # (P,) nonzero: a foot contact proxy (lifted while not planted); > 0: it then moves sideways at most pclear x its height per frame
     pplanted: np.ndarray  # (P,) bool scratch: proxy planted this frame
+    lift: np.ndarray  # (T, P) height a free foot contact proxy is pulled up to [m] (0: none)
     pairs: np.ndarray  # (K, 2) proxy pairs kept apart
     bchain: np.ndarray  # (nbody, nv) dofs moving each body, -1 padded
     bnchain: np.ndarray  # (nbody,)
@@ -61,6 +62,7 @@ class Arrays(NamedTuple):
     cproxy: np.ndarray  # (C,) proxy the point belongs to (-1: none)
     anchor: np.ndarray  # (C, 3) [m], set at cstart
     cset: np.ndarray  # (C,) bool: anchor set
+    callow: np.ndarray  # (C,) height above the anchor still allowed this frame (bounded touch-down) [m]
     wdiag: np.ndarray  # (nv,) tracking weights
     step_lo: np.ndarray  # (nv,) least step per frame (-inf: none)
     step_hi: np.ndarray  # (nv,) largest step per frame
@@ -215,6 +217,15 @@ def _clear(out, chain, nchain) -> None:  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _first_pass(moved: np.ndarray) -> bool:
+    """No step taken yet this frame (moved is all zero)."""
+    for i in range(moved.shape[0]):
+        if moved[i] != 0.0:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _bound(need: float, push: float) -> float:
     """Lower bound of a row J dq >= need, relaxed to at most ``push`` of correction per frame."""
     return need if need <= 0.0 else min(need, push)
@@ -235,11 +246,13 @@ def build_frame(
     fmin = ar.params[2]
     pmargin = ar.params[3]
     pmin = ar.params[4]
-    push = ar.params[5]
+    first = _first_pass(moved)
+    push = ar.params[5] if first else 1.0  # later passes correct their own overshoot
     damp = ar.params[7]
     wl = ar.params[8]
-    lift_h = ar.params[9]
     lift_step = ar.params[10]
+    hard_lift = ar.params[11] > 0.0
+    descend = ar.params[12]
     for i in range(ik.nq):
         ik.qpos[i] = q[i]
     _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
@@ -291,6 +304,10 @@ def build_frame(
         res = 0.0
         for r in range(2 if lifting else 3):
             e = p[r] - ar.anchor[c, r]
+            if r == 2:  # a point planted high above the floor comes down at a bounded speed
+                if first:
+                    ar.callow[c] = max(0.0, e - descend)
+                e -= ar.callow[c]
             res += e * e
             for u in range(n):
                 du = ch[u]
@@ -323,12 +340,15 @@ def build_frame(
             ar.A[m, :] = 0.0
             for u in range(n):
                 ar.A[m, ch[u]] = ar.jt[2, ch[u]]
-            ar.lo[m] = _bound(fmin - z, push)
+            need = fmin
+            if hard_lift and not ar.pplanted[i] and ar.lift[t, i] > 0.0:
+                need = min(ar.lift[t, i], max(z, 0.0) + lift_step)
+            ar.lo[m] = _bound(need - z, push)
             ar.hi[m] = 1e30
             m += 1
-            if ar.pclear[i] != 0.0 and not ar.pplanted[i]:
-                # soft lift toward lift_height at up to lift_step per frame
-                target = min(lift_h, z + lift_step)
+            if ar.lift[t, i] > z and not ar.pplanted[i]:
+                # soft lift toward this frame's lift height at up to lift_step per frame
+                target = min(ar.lift[t, i], z + lift_step)
                 if target > z:
                     e = z - target
                     for u in range(n):
@@ -398,8 +418,9 @@ def build_frame(
 
 @njit(cache=True)
 def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out: np.ndarray) -> float:
-    """out = q (+) dq (quaternion-aware, MuJoCo's mj_integratePos); returns the largest distance [m]
-    of a point planted at frame t from its anchor at out."""
+    """out = q (+) dq (quaternion-aware, MuJoCo's mj_integratePos); returns the worst violation [m]
+    at out: a planted point's distance from its anchor, a proxy's depth below the floor, a pair's
+    overlap beyond half the kept distance."""
     for i in range(ik.nq):
         out[i] = q[i]
         ik.qpos[i] = q[i]
@@ -413,9 +434,35 @@ def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out:
         if t < ar.cstart[c] or t >= ar.cstop[c]:
             continue
         _world(ik.xpos, ik.xmat, ar.cbody[c], ar.clocal[c], p)
-        e = (p[0] - ar.anchor[c, 0]) ** 2 + (p[1] - ar.anchor[c, 1]) ** 2 + (p[2] - ar.anchor[c, 2]) ** 2
+        e = (p[0] - ar.anchor[c, 0]) ** 2 + (p[1] - ar.anchor[c, 1]) ** 2
+        if t < ar.cstop[c]:  # height, against this frame's (bounded) touch-down target
+            e += (p[2] - ar.anchor[c, 2] - ar.callow[c]) ** 2
         worst = max(worst, e)
-    return np.sqrt(worst)
+    worst = np.sqrt(worst)
+    # geometry below the floor or inside another link (a linearisation error of the step)
+    fmin = ar.params[2]
+    for i in range(ar.pbody.shape[0]):
+        if not ar.pfloor[i]:
+            continue
+        for end in range(2):
+            _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp0[i] if end == 0 else ar.pp1[i], p)
+            worst = max(worst, fmin - (p[2] - ar.prad[i]))
+    a0 = np.empty(3)
+    a1 = np.empty(3)
+    b0 = np.empty(3)
+    b1 = np.empty(3)
+    p2 = np.empty(3)
+    pmin = ar.params[4]
+    for k in range(ar.pairs.shape[0]):
+        i, j = ar.pairs[k, 0], ar.pairs[k, 1]
+        _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp0[i], a0)
+        _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp1[i], a1)
+        _world(ik.xpos, ik.xmat, ar.pbody[j], ar.pp0[j], b0)
+        _world(ik.xpos, ik.xmat, ar.pbody[j], ar.pp1[j], b1)
+        segment_closest(a0, a1, b0, b1, p, p2)
+        d = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2) - ar.prad[i] - ar.prad[j]
+        worst = max(worst, 0.5 * pmin - d)
+    return worst
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ from ...robots.robot_motion import RobotMotion
 from ..ik import DOF_BODY_ROTATION, DOF_WORLD_TRANSLATION, build_ik_model, task_chains
 from .config import CleanupConfig
 from .kernels import Arrays, advance, build_frame, moved_since, velocities
-from .proxies import link_proxies
+from .proxies import body_frames, link_proxies
 from .schedule import ContactPoints, humanoid_contacts, mask_contacts
 
 GRAVITY = 9.81
@@ -49,6 +49,8 @@ class CleanupReport:
         self_violation_max_mm: deepest proxy overlap at any frame start [mm].
         relaxed_frames: frames whose QP failed and was solved again without its floor and
             self-collision rows (conflicting constraints).
+        passes_per_frame: QP passes per frame (a frame whose step misses its constraints by more
+            than contact_tolerance is solved again from where the step left it).
         seconds: time of the stage [s].
         frames_per_s: frames per second of the stage.
         warnings: what was skipped and why.
@@ -62,24 +64,32 @@ class CleanupReport:
     floor_violation_max_mm: float
     self_violation_max_mm: float
     relaxed_frames: int
+    passes_per_frame: float
     seconds: float
     frames_per_s: float
     warnings: tuple[str, ...] = field(default=())
 
 
 def _ballistic(qpos: np.ndarray, planted: np.ndarray, fps: float, max_frames: int) -> tuple[np.ndarray, int]:
-    """Root height over each flight (a contact-free run with planted frames on both sides, at
-    most max_frames long) replaced by the parabola under gravity through its two ends."""
+    """Root height over each flight replaced by the parabola under gravity through its two ends.
+
+    A flight is a contact-free run with planted frames on both sides, at most max_frames long,
+    over which the engine's root height itself falls like a thrown body (its least-squares
+    parabola accelerates downward at 0.5-1.5 g); a run whose root does not (a contact the source
+    detection missed, a slide) is left as the engine gave it."""
     out = qpos.copy()
     n = 0
     for a, b in contact_intervals(~planted):
-        if a == 0 or b >= len(planted) or b - a > max_frames:
+        if a == 0 or b >= len(planted) or b - a > max_frames or b - a < 2:
             continue
-        z0, z1 = qpos[a - 1, 2], qpos[b, 2]
-        span = (b - a + 1) / fps
-        t = (np.arange(a, b) - (a - 1)) / fps
+        t = (np.arange(a - 1, b + 1) - (a - 1)) / fps
+        z = qpos[a - 1 : b + 1, 2]
+        acc = 2.0 * np.polyfit(t, z, 2)[0]
+        if not -1.5 * GRAVITY <= acc <= -0.5 * GRAVITY:
+            continue
+        z0, z1, span = z[0], z[-1], t[-1]
         v0 = (z1 - z0) / span + 0.5 * GRAVITY * span
-        out[a:b, 2] = z0 + v0 * t - 0.5 * GRAVITY * t**2
+        out[a:b, 2] = z0 + v0 * t[1:-1] - 0.5 * GRAVITY * t[1:-1] ** 2
         n += b - a
     return out, n
 
@@ -100,6 +110,33 @@ def _proxy_links(prox, points: ContactPoints, cfg: CleanupConfig, fps: float) ->
         if cproxy[c] >= 0 and int(points.body[c]) in feet:
             pclear[cproxy[c]] = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
     return cproxy, pclear
+
+
+def _lift_heights(
+    points: ContactPoints, cproxy: np.ndarray, pclear: np.ndarray, T: int, P: int, height: float, ramp: int
+) -> np.ndarray:
+    """Per frame and proxy, the height [m] a free foot contact proxy is lifted to: ``height``,
+    ramped down to 0 over ``ramp`` frames before each touch-down and up after each lift-off. (T, P)."""
+    out = np.zeros((T, P))
+    t = np.arange(T)
+    for i in np.nonzero(pclear)[0]:
+        planted = np.zeros(T, dtype=bool)
+        for c in np.nonzero(cproxy == i)[0]:
+            planted[points.start[c] : points.stop[c]] = True
+        idx = np.nonzero(planted)[0]
+        if idx.size == 0:
+            out[:, i] = height
+            continue
+        # frames since the last planted frame and until the next one
+        last = np.full(T, -(10**9))
+        last[idx] = idx
+        last = np.maximum.accumulate(last)
+        nxt = np.full(T, 10**9)
+        nxt[idx] = idx
+        nxt = np.minimum.accumulate(nxt[::-1])[::-1]
+        gap = np.minimum(t - last, nxt - t).astype(float)
+        out[:, i] = np.where(planted, 0.0, height * np.clip(gap / max(ramp, 1), 0.0, 1.0))
+    return out
 
 
 def _weights(robot: Robot, ik, cfg: CleanupConfig) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -143,7 +180,8 @@ def cleanup(
     elif prox.count and pairs.shape[0] == 0:
         warnings.append(f"robot {robot.name}: no link pairs to keep apart (self-collision skipped)")
 
-    if result.contacts is not None and result.contact_bodies and robot.family == "quadruped":
+    from_mask = result.contacts is not None and bool(result.contact_bodies) and robot.family == "quadruped"
+    if from_mask:
         points = mask_contacts(robot, prox, result.contacts, result.contact_bodies)
     elif motion is not None:
         points = humanoid_contacts(motion, robot, prox, q_src, config=cfg)
@@ -164,36 +202,51 @@ def cleanup(
     vmax = cfg.max_joint_speed / fps
     step_hi = np.full(ik.nv, np.inf)
     step_hi[ik.dof_kind != DOF_WORLD_TRANSLATION] = vmax
-    gain = 1.0 - float(np.exp(-1.0 / (fps * cfg.return_time)))
+    step_hi[ik.dof_kind == DOF_WORLD_TRANSLATION] = cfg.max_root_speed / fps
+    gain = 1.0 - float(np.exp(-1.0 / (fps * (cfg.planned_return_time if from_mask else cfg.return_time))))
     ar = Arrays(
         pbody=prox.body, pp0=prox.p0, pp1=prox.p1, prad=prox.radius,
         pfloor=np.ones(prox.count, dtype=np.bool_), pairs=np.ascontiguousarray(pairs),
         bchain=chains, bnchain=counts,
         cbody=points.body, clocal=points.local, crad=points.radius, cstart=points.start, cstop=points.stop,
         pclear=pclear, pplanted=np.zeros(prox.count, dtype=np.bool_), cproxy=cproxy,
+        lift=_lift_heights(points, cproxy, pclear, T, prox.count, 0.0 if from_mask else cfg.lift_height,
+                           int(round(cfg.lift_ramp_s * fps))),
         anchor=np.zeros((points.count, 3)), cset=np.zeros(points.count, dtype=np.bool_),
+        callow=np.zeros(points.count),
         wdiag=_weights(robot, ik, cfg), step_lo=-step_hi, step_hi=step_hi,
         q_lo=ik.lim_lower, q_hi=ik.lim_upper, qadr=ik.dof_qadr,
         params=np.array([cfg.contact_weight, cfg.floor_margin, 0.0, cfg.self_margin, cfg.self_distance,
                          cfg.push_speed / fps, 0.0, 1e-6, cfg.lift_weight, cfg.lift_height,
-                         cfg.lift_speed / fps]),
+                         cfg.lift_speed / fps, float(cfg.hard_lift), cfg.touchdown_speed / fps]),
         H=np.zeros((ik.nv, ik.nv)), g=np.zeros(ik.nv), A=np.zeros((MAX_ROWS, ik.nv)),
         lo=np.zeros(MAX_ROWS), hi=np.zeros(MAX_ROWS), xl=np.zeros(ik.nv), xu=np.zeros(ik.nv),
         jt=np.zeros((3, ik.nv)), jt2=np.zeros((3, ik.nv)), ref=np.zeros(ik.nv), err=np.zeros(ik.nv),
         qtmp=np.zeros(ik.nq), stats=np.zeros((T, 3)),
     )  # fmt: skip
+    if from_mask and points.count:
+        # the engine planned its holds: anchor where it holds each foot (on the floor)
+        xpos, xmat = body_frames(robot, q_src[points.start])
+        for c in range(points.count):
+            b = int(points.body[c])
+            ar.anchor[c] = xpos[c, b] + xmat[c, b].reshape(3, 3) @ points.local[c]
+            ar.anchor[c, 2] = points.radius[c]
+        ar.cset[:] = True
     out = np.empty_like(q_src)
     q = q_src[0].copy()
     relaxed = 0
+    passes = 0
     every = max(1, T // 100)
     zero = np.zeros(ik.nv)
     moved = np.zeros(ik.nv)
     goal = np.zeros(ik.nq)
-    tol = cfg.contact_tolerance
+    best_q = np.zeros(ik.nq)
+    tol = cfg.planned_tolerance if from_mask else cfg.contact_tolerance
     for t in range(T):
         prev = q_src[t - 1] if t > 0 else q_src[0]
         src, vel, k, step = prev, v_src[t], gain, zero
         q0 = q
+        best = last = np.inf
         for it in range(cfg.max_passes):
             m = build_frame(ik, ar, t, q, src, vel, k, step)
             if it == 0:  # where the tracking target alone would go
@@ -207,7 +260,15 @@ def cleanup(
                 res = solve_qp(ar.H, ar.g, x_lower=ar.xl, x_upper=ar.xu, solver=cfg.solver)
             dq = res.x if res.solved else np.clip(ar.ref, ar.xl, ar.xu)
             residual = advance(ik, ar, t, q, np.ascontiguousarray(dq), out[t])
-            if residual <= tol or it + 1 == cfg.max_passes:
+            if residual < best:
+                best = residual
+                best_q[:] = out[t]
+            # stop when satisfied, or when a pass no longer helps (a conflict, not a linearisation error)
+            stalled = residual > 0.7 * last
+            last = residual
+            passes += 1
+            if residual <= tol or stalled or it + 1 == cfg.max_passes:
+                out[t] = best_q  # the pass that violated least
                 break
             # another pass from here toward the same goal, within what is left of the step limit
             moved_since(ik, q0, out[t], moved)
@@ -217,7 +278,6 @@ def cleanup(
         if t % every == 0:
             report(progress, t + 1, T)
     report(progress, T, T)
-    cleanup.last_stats = ar.stats  # type: ignore[attr-defined]
     seconds = time.perf_counter() - start
     rep = CleanupReport(
         contact_points=points.count,
@@ -228,6 +288,7 @@ def cleanup(
         floor_violation_max_mm=float(ar.stats[1:, 1].max() * 1000) if T > 1 else 0.0,
         self_violation_max_mm=float(ar.stats[1:, 2].max() * 1000) if T > 1 else 0.0,
         relaxed_frames=relaxed,
+        passes_per_frame=passes / T,
         seconds=seconds,
         frames_per_s=T / seconds if seconds > 0 else float("inf"),
         warnings=tuple(warnings),
@@ -238,7 +299,7 @@ def cleanup(
     info["cleanup"] = asdict(rep) | {"warnings": list(warnings)}
     if warnings:
         info["warning"] = "; ".join([w for w in (info.get("warning"),) if w] + warnings)
-    if result.contacts is not None and result.contact_bodies and robot.family == "quadruped":
+    if from_mask:
         contacts, bodies = result.contacts, result.contact_bodies
     else:
         contacts, bodies = points.mask(T, robot)
