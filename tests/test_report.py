@@ -160,6 +160,24 @@ def test_keep_passing_copies_only_passing_clips(folder: Path, tmp_path: Path) ->
     assert len(again.clips) == 3 and len(again.passing) == 3
 
 
+def test_a_failed_copy_leaves_no_subset(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    real = shutil.copy2
+    calls: list[Path] = []
+
+    def copy_then_fail(a, b):  # type: ignore[no-untyped-def]
+        calls.append(Path(a))
+        if len(calls) > 1:
+            raise OSError("disk full")
+        return real(a, b)
+
+    monkeypatch.setattr(shutil, "copy2", copy_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        keep_passing(build_report(folder), tmp_path / "train")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_keep_passing_refuses_a_used_or_inner_folder(folder: Path, tmp_path: Path) -> None:
     used = tmp_path / "used"
     used.mkdir()

@@ -10,7 +10,9 @@ clip's verdict. ``report.json`` holds the per-clip figures, the thresholds and t
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +90,9 @@ class KeptClips:
 def keep_passing(report: DatasetReport, dest: str | Path) -> KeptClips:
     """Copy the clips that pass (with their metadata sidecars) into ``dest`` at the same relative
     paths, with a manifest of their records, so that ``dest`` is a clean training subset that
-    :func:`write_report` reads too. ``dest`` must be new or empty and outside the batch folder."""
+    :func:`write_report` reads too. ``dest`` must be new or empty and outside the batch folder.
+    The subset is assembled in a temporary folder beside ``dest`` and renamed at the end, so
+    that a failure leaves nothing."""
     from ..io import sidecar_path
 
     out = Path(dest)
@@ -102,17 +106,32 @@ def keep_passing(report: DatasetReport, dest: str | Path) -> KeptClips:
     if missing:
         raise KinemorphError(f"{report.folder}: passing outputs are missing: {', '.join(missing[:5])}")
     records = read_records(report.folder)
-    out.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     files = 0
-    for c in keep:
-        for p in (report.folder / c.output, sidecar_path(report.folder / c.output)):
-            if p.is_file():
-                target = out / p.relative_to(report.folder)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(p, target)
-                files += 1
-    Manifest(out).rewrite({c.output: records[c.output] for c in keep})
+    try:
+        for c in keep:
+            for p in (report.folder / c.output, sidecar_path(report.folder / c.output)):
+                if p.is_file():
+                    target = tmp / p.relative_to(report.folder)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(p, target)
+                    files += 1
+        Manifest(tmp).rewrite({c.output: records[c.output] for c in keep})
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700; the subset gets the usual permissions
+        if out.exists():
+            out.rmdir()
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp)
     return KeptClips(out, tuple(c.output for c in keep), files)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 __all__ = [
