@@ -247,8 +247,12 @@ def calibrate(
     robot_pose: the robot's rest pose: "zero" (all joints at 0: humanoids stand straight there) or
     "rest" (its standing keyframe: quadrupeds' zero pose is not a standing one).
     uniform_scale: one scale for every body, the root's (a body scale, as for animals).
-    Returns the calibrated mapping and what was measured.
+    A template over canonical landmark names (mapping/landmarks.py) is first renamed to the
+    motion's recognised joints. Returns the calibrated mapping and what was measured.
     """
+    from .landmarks import over_rig
+
+    template = over_rig(template, motion)  # a template over landmark names: the rig's joints
     template.check(motion, robot, where="calibration template")
     pairs = _pairs(template)
     if robot_pose not in ("zero", "rest"):

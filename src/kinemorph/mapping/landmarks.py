@@ -68,6 +68,18 @@ def rename_sources(mapping: Mapping, table: dict[str, str], *, where: str = "map
     )
 
 
+def over_rig(template: Mapping, motion: Motion) -> Mapping:
+    """``template`` renamed to the motion's joints when it names canonical landmarks (and the motion
+    has no bodies of those names); unchanged otherwise."""
+    from ..motion.rig.report import HUMANOID_LANDMARKS
+
+    names = set(HUMANOID_LANDMARKS) | {"foot_l", "foot_r"}
+    bodies = template.source_bodies()
+    if motion.rig is None or not all(b in names and b not in motion.body_names for b in bodies):
+        return template
+    return rename_sources(template, rig_table(motion), where="landmark mapping")
+
+
 def landmark_template(robot: Robot) -> Mapping:
     """The robot's shipped LAFAN1 mapping over canonical landmark names."""
     from .mapping import load_mapping

@@ -319,4 +319,9 @@ def default_mapping(motion: Motion, robot: Robot) -> Mapping:
 
         if "lafan1" in robot_info(robot.name).mappings:
             return landmark_mapping(motion, robot)
+        if motion.family == "quadruped":
+            raise MappingError(
+                f"{motion.source}: {robot.name}'s shipped mapping is for the dog rig; the quadruped engine's "
+                "natural mode (the default) needs no mapping, the plain mode needs one (--mapping FILE)"
+            )
     return load_mapping(robot.name, motion.preset)
