@@ -82,7 +82,7 @@ def image_travel(
     )  # (T, 33, 2, 3)
     rhs = np.stack([d[..., 0] * z - f * x, d[..., 1] * z - f * y], axis=-1)  # (T, 33, 2)
     wt = np.maximum(weight, 1e-6)[..., None, None]
-    normal = np.einsum("tkai,tkaj->tij", wt * rows, rows)
+    normal = np.einsum("tkai,tkaj->tij", wt * rows, rows) + np.eye(3) * (1e-9 * f * f)  # never singular
     cam = np.linalg.solve(normal, np.einsum("tkai,tka->ti", wt * rows, rhs)[..., None])[..., 0]  # hips, camera
     path = cam @ MP_TO_WORLD.T
     if rotation is not None:
