@@ -57,6 +57,4 @@ def body_penetration(
     else:
         lowest = low_geoms
     depth = np.maximum(0.0, -lowest)  # (T,) [m]
-    return BodyPenetration(
-        float(depth.max() * CM_PER_M), int(np.count_nonzero(depth > DEEP)), body, depth * CM_PER_M
-    )
+    return BodyPenetration(float(depth.max() * CM_PER_M), int(np.count_nonzero(depth > DEEP)), body, depth * CM_PER_M)

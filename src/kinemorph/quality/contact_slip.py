@@ -51,8 +51,10 @@ def contact_slip(
     if geoms.size == 0 or motion.num_frames < 2:
         return ContactSlip(float("nan"), float("nan"), 0.0)
     if clearance is not None and np.isin(geoms, clearance.geoms).all():
-        cols = np.searchsorted(clearance.geoms, geoms) if np.all(np.diff(clearance.geoms) > 0) else np.array(
-            [int(np.nonzero(clearance.geoms == g)[0][0]) for g in geoms]
+        cols = (
+            np.searchsorted(clearance.geoms, geoms)
+            if np.all(np.diff(clearance.geoms) > 0)
+            else np.array([int(np.nonzero(clearance.geoms == g)[0][0]) for g in geoms])
         )
         low = clearance.lowest[:, cols]  # (T, G) [m]
         b = robot.model.geom_bodyid[geoms]

@@ -98,8 +98,11 @@ class CleanupConfig:
     solver: str = "daqp"
 
     def __post_init__(self) -> None:
-        positive = ("max_joint_speed", "contact_weight", "joint_weight", "root_position_weight",
-                    "root_rotation_weight", "return_time", "planned_return_time", "planned_tolerance", "touchdown_speed", "push_speed", "enter_speed", "exit_speed")  # fmt: skip
+        positive = (
+            "max_joint_speed", "contact_weight", "joint_weight", "root_position_weight", "root_rotation_weight",
+            "return_time", "planned_return_time", "planned_tolerance", "touchdown_speed", "push_speed",
+            "enter_speed", "exit_speed", "max_root_speed", "lift_speed",
+        )  # fmt: skip
         for f in fields(self):
             v = getattr(self, f.name)
             if f.name in positive and not v > 0:

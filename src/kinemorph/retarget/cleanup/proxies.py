@@ -20,7 +20,7 @@ import numpy as np
 
 from ...robots.robot import Robot, RobotPose
 from ..ik import build_ik_model, kinematics
-from .kernels import clip_pair_distances, clip_proxy_lowest
+from .capsules import clip_pair_distances, clip_proxy_lowest
 
 _T = mujoco.mjtGeom
 COVERAGE = 95.0
@@ -71,7 +71,8 @@ def _read_mesh(path: Path) -> np.ndarray:
         idx = [i for i, w in enumerate(text) if w == "vertex"]
         return np.array([[float(text[i + 1]), float(text[i + 2]), float(text[i + 3])] for i in idx]).reshape(-1, 3)
     if suffix == ".obj":
-        rows = [line.split()[1:4] for line in raw.decode("ascii", errors="ignore").splitlines() if line.startswith("v ")]
+        lines = raw.decode("ascii", errors="ignore").splitlines()
+        rows = [line.split()[1:4] for line in lines if line.startswith("v ")]
         return np.array(rows, dtype=np.float64).reshape(-1, 3)
     return np.zeros((0, 3))
 
@@ -175,7 +176,8 @@ def _file_capsules(path: Path) -> tuple[list[tuple[str, str, np.ndarray, np.ndar
                 int(model.geom_conaffinity[g]),
             )
         )
-    excluded = {(model.body(int(a)).name, model.body(int(b)).name) for a, b in zip(model.exclude_signature >> 16, model.exclude_signature & 0xFFFF)}
+    sig = model.exclude_signature  # (body1 << 16) + body2 per <exclude>
+    excluded = {(model.body(int(a)).name, model.body(int(b)).name) for a, b in zip(sig >> 16, sig & 0xFFFF)}
     _CACHE[key] = (caps, excluded)
     return caps, excluded
 
@@ -198,7 +200,8 @@ def _loaded_only(robot: Robot, covered: set[str]) -> list[tuple[str, str, np.nda
         mujoco.mju_quat2Mat(rot, m.geom_quat[g])
         rot = rot.reshape(3, 3)
         pos = m.geom_pos[g]
-        out.append((name, m.geom(g).name, pos + rot @ p0, pos + rot @ p1, r, int(m.geom_contype[g]), int(m.geom_conaffinity[g])))
+        ct, ca = int(m.geom_contype[g]), int(m.geom_conaffinity[g])
+        out.append((name, m.geom(g).name, pos + rot @ p0, pos + rot @ p1, r, ct, ca))
     return out
 
 

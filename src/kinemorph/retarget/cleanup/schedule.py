@@ -76,7 +76,9 @@ class ContactPoints:
         return out, tuple(names)
 
 
-def _point_sets(robot: Robot, prox: LinkProxies, body: int, forward: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _point_sets(
+    robot: Robot, prox: LinkProxies, body: int, forward: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Heel and toe points (local (N, 3), radius (N,)) of a foot body from its proxies' ends."""
     sel = np.nonzero(prox.body == body)[0]
     pts, rad = [], []
@@ -114,7 +116,7 @@ def humanoid_contacts(
     off = {name: np.array(o, dtype=float) for name, (_, o) in zip(LANDMARKS, robot.landmarks)}
     fps = motion.fps
     T = motion.positions.shape[0]
-    min_stance = max(2, int(round(config.min_contact_s * fps)))
+    min_stance = max(2, round(config.min_contact_s * fps))
     bodies, locals_, radii, starts, stops, labels = [], [], [], [], [], []
 
     def add(b: int, pts: np.ndarray, rad: np.ndarray, mask: np.ndarray, label: str) -> None:

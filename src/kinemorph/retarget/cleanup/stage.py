@@ -192,7 +192,7 @@ def cleanup(
     planted = points.planted(T)
     flight = 0
     if cfg.flight_ballistic and points.count:
-        q_src, flight = _ballistic(q_src, planted, fps, int(round(cfg.max_flight_s * fps)))
+        q_src, flight = _ballistic(q_src, planted, fps, round(cfg.max_flight_s * fps))
 
     cproxy, pclear = _proxy_links(prox, points, cfg, fps)
     v_src = np.zeros((T, ik.nv))
@@ -211,7 +211,7 @@ def cleanup(
         cbody=points.body, clocal=points.local, crad=points.radius, cstart=points.start, cstop=points.stop,
         pclear=pclear, pplanted=np.zeros(prox.count, dtype=np.bool_), cproxy=cproxy,
         lift=_lift_heights(points, cproxy, pclear, T, prox.count, 0.0 if from_mask else cfg.lift_height,
-                           int(round(cfg.lift_ramp_s * fps))),
+                           round(cfg.lift_ramp_s * fps)),
         anchor=np.zeros((points.count, 3)), cset=np.zeros(points.count, dtype=np.bool_),
         callow=np.zeros(points.count),
         wdiag=_weights(robot, ik, cfg), step_lo=-step_hi, step_hi=step_hi,
