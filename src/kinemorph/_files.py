@@ -13,7 +13,8 @@ from .errors import KinemorphError, OutputExistsError
 
 
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
-    """Refuse an existing output unless force; refuse a missing parent folder."""
+    """Refuse an existing output unless force, a missing parent folder, and a folder where a file
+    cannot be created (tried for real: read-only folders, /proc, full disks all refuse)."""
     p = Path(path)
     if p.exists() and not force:
         raise OutputExistsError(f"{p}: exists; pass force=True (CLI: --force) to overwrite")
@@ -21,6 +22,14 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
         raise KinemorphError(f"{p}: is a directory")
     if not p.parent.exists():
         raise KinemorphError(f"{p}: folder {p.parent} does not exist")
+    if not p.parent.is_dir():
+        raise KinemorphError(f"{p}: {p.parent} is not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise KinemorphError(f"{p}: cannot write in {p.parent} ({exc.strerror or exc})") from None
     return p
 
 
@@ -29,7 +38,10 @@ def atomic_path(path: str | Path, *, force: bool = False) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto ``path`` on success,
     remove it on failure, so that a failed write leaves nothing behind."""
     p = check_writable(path, force=force)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise KinemorphError(f"{p}: cannot write in {p.parent} ({exc.strerror or exc})") from None
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
@@ -37,7 +49,10 @@ def atomic_path(path: str | Path, *, force: bool = False) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.replace(tmp_path, p)
+        try:
+            os.replace(tmp_path, p)
+        except OSError as exc:
+            raise KinemorphError(f"{p}: cannot write it ({exc.strerror or exc})") from None
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

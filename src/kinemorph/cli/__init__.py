@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from ..errors import KinemorphError
 
+EXIT_INTERNAL_ERROR = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
@@ -47,14 +50,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: str) -> str:
+    """A message on one line (MuJoCo's and other libraries' messages span several)."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _error(text: str) -> None:
+    print(f"kinemorph: error: {_one_line(text)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Whatever goes wrong ends in one line on stderr, never a traceback: the
+    package's errors and the operating system's (a folder that cannot be written) exit with 2,
+    an interrupt with 130, a closed output pipe (``| head``) quietly, and an unexpected error
+    (a bug) with 1 (KINEMORPH_DEBUG=1 shows its traceback). Python warnings raised while the
+    command runs are printed after it, as "kinemorph: warning:" lines, and only when it succeeds."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        try:
+            code = int(args.func(args))
+        except KinemorphError as exc:
+            _error(str(exc))
+            return EXIT_USER_ERROR
+        except KeyboardInterrupt:
+            print("kinemorph: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            _silence_stdout()
+            return 0
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            _error(f"{where}{exc.strerror or exc}")
+            return EXIT_USER_ERROR
+        except MemoryError:
+            _error("out of memory (the input is too large for this machine)")
+            return EXIT_USER_ERROR
+        except Exception as exc:  # a bug: still one line, the traceback on request
+            if os.environ.get("KINEMORPH_DEBUG"):
+                raise
+            print(
+                f"kinemorph: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+                "(a bug; KINEMORPH_DEBUG=1 shows the traceback)",
+                file=sys.stderr,
+            )
+            return EXIT_INTERNAL_ERROR
+    for w in caught:
+        print(f"kinemorph: warning: {_one_line(str(w.message))}", file=sys.stderr)
+    return code
+
+
+def _silence_stdout() -> None:
+    """After the reader of our output went away, further writes (at exit) go nowhere."""
     try:
-        return int(args.func(args))
-    except KinemorphError as exc:
-        print(f"kinemorph: error: {exc}", file=sys.stderr)
-        return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        print("kinemorph: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

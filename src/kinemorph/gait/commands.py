@@ -86,7 +86,11 @@ def load_schedule(path: str | Path) -> Commands:
     """Read a command schedule (.csv or .json, see the module docstring)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.stat().st_size > 50_000_000:
+            raise MotionFileError(p, "a schedule file over 50 MB is not a schedule")
+        text = p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MotionFileError(p, f"not a text file ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise MotionFileError(p, f"cannot read schedule: {exc.strerror or exc}") from None
     if p.suffix.lower() == ".json":

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConfigError
+from ..limits import MAX_GAIT_FPS, MAX_GAIT_SECONDS
 from ..progress import Progress
 from ..retarget.settings import IkSettings, StageTasks
 from ..retarget.solve import Solution, solve_sequence
@@ -67,8 +68,10 @@ class GaitConfig(IkSettings):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.fps >= 25:
-            raise ConfigError(f"fps must be at least 25 (every swing spans two frames), got {self.fps}")
+        if not 25 <= self.fps <= MAX_GAIT_FPS:
+            raise ConfigError(
+                f"fps must be in [25, {MAX_GAIT_FPS:g}] (every swing spans two frames), got {self.fps}"
+            )
         for name in ("foot_position_weight", "pelvis_position_weight"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
@@ -278,6 +281,8 @@ def gait_motion(
     """A stylized walk of ``duration`` [s] under a command schedule, planned for the robot and solved
     by the IK step: the RobotMotion carries the contact mask and the feet and pelvis as keypoints."""
     cfg = config or GaitConfig()
+    if not (isinstance(duration, int | float) and 0 < duration <= MAX_GAIT_SECONDS):
+        raise ConfigError(f"duration must be in (0, {MAX_GAIT_SECONDS:g}] s, got {duration}")
     rg = robot_gait(robot)
     t0 = time.perf_counter()
     ref = plan(style, commands, duration, rate=cfg.fps, body=rg.body)

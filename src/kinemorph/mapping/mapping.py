@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._files import write_text_atomic
-from ..errors import KinemorphError, MappingError, UnknownNameError
+from ..errors import MappingError, UnknownNameError
 from ..motion.motion import Motion
 from ..robots.robot import Robot
 
@@ -63,8 +63,9 @@ class BodyTask:
     rotation_offset: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
 
     def __post_init__(self) -> None:
-        if self.position_weight < 0 or self.rotation_weight < 0:
-            raise MappingError(f"{self.robot_body}: weights must be >= 0")
+        for name, w in (("position", self.position_weight), ("rotation", self.rotation_weight)):
+            if not (np.isfinite(w) and w >= 0):
+                raise MappingError(f"{self.robot_body}: {name} weight must be a finite number >= 0, got {w}")
         if not (np.all(np.isfinite(self.position_offset)) and np.all(np.isfinite(self.rotation_offset))):
             raise MappingError(f"{self.robot_body}: offsets must be finite")
         n = float(np.linalg.norm(self.rotation_offset))
@@ -110,8 +111,12 @@ class Mapping:
     def __post_init__(self) -> None:
         if not self.stage1 and not self.stage2:
             raise MappingError("mapping has no tasks in either stage")
-        if self.human_height_assumption <= 0:
-            raise MappingError("human_height_assumption must be positive")
+        if not (np.isfinite(self.human_height_assumption) and 0.3 <= self.human_height_assumption <= 3.0):
+            raise MappingError(
+                f"human_height_assumption must be a stature in metres in [0.3, 3], got {self.human_height_assumption}"
+            )
+        if not (np.isfinite(self.ground_height) and abs(self.ground_height) <= 10.0):
+            raise MappingError(f"ground_height must be a finite height in metres (|h| <= 10), got {self.ground_height}")
         for s, v in self.scales.items():
             if not np.isfinite(v) or v <= 0:
                 raise MappingError(f"human_scale_table[{s!r}] = {v}: scales must be positive")
@@ -171,7 +176,7 @@ class Mapping:
     def check_robot(self, robot: Robot, *, where: str = "mapping", root_only: bool = False) -> None:
         """Raise a clear error when a robot body the mapping names (with root_only: its root) is
         not in the robot."""
-        for b in [self.robot_root] if root_only else self.robot_bodies():
+        for b in [self.robot_root] if root_only else [self.robot_root, *self.robot_bodies()]:
             if b not in robot.body_names or b == "world":
                 raise UnknownNameError("robot body", b, robot.body_names[1:], where=f"{where} (robot {robot.name})")
 
@@ -196,10 +201,12 @@ class Mapping:
         unknown = sorted(set(d) - known)
         if unknown:
             raise MappingError(f"{where}: unknown key(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-        try:
-            scales = {str(k): float(v) for k, v in d["human_scale_table"].items()}
-        except (AttributeError, TypeError, ValueError):
-            raise MappingError(f"{where}: human_scale_table must map body names to numbers") from None
+        raw_scales = d["human_scale_table"]
+        if not isinstance(raw_scales, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in raw_scales.values()
+        ):
+            raise MappingError(f"{where}: human_scale_table must map body names to numbers")
+        scales = {str(k): float(v) for k, v in raw_scales.items()}
 
         def table(key: str) -> tuple[BodyTask, ...]:
             raw = d[key]
@@ -226,19 +233,37 @@ class Mapping:
                     tasks.append(task)
             return tuple(tasks)
 
-        stage1 = table("ik_match_table1") if d.get("use_ik_match_table1", True) else ()
-        stage2 = table("ik_match_table2") if d.get("use_ik_match_table2", True) else ()
+        def flag(key: str) -> bool:
+            v = d.get(key, True)
+            if not isinstance(v, bool):
+                raise MappingError(f"{where}: {key} must be true or false, got {v!r}")
+            return v
+
+        def number(key: str, default: float) -> float:
+            v = d.get(key, default)
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise MappingError(f"{where}: {key} must be a number, got {v!r}")
+            return float(v)
+
+        def name(key: str, optional: bool = False) -> Any:
+            v = d.get(key)
+            if (v is None and optional) or (isinstance(v, str) and v):
+                return v
+            raise MappingError(f"{where}: {key} must be a non-empty string, got {v!r}")
+
+        stage1 = table("ik_match_table1") if flag("use_ik_match_table1") else ()
+        stage2 = table("ik_match_table2") if flag("use_ik_match_table2") else ()
         try:
             return cls(
-                robot_root=str(d["robot_root_name"]),
-                source_root=str(d["human_root_name"]),
+                robot_root=name("robot_root_name"),
+                source_root=name("human_root_name"),
                 scales=scales,
                 stage1=stage1,
                 stage2=stage2,
-                ground_height=float(d.get("ground_height", 0.0)),
-                human_height_assumption=float(d.get("human_height_assumption", 1.8)),
-                source_preset=d.get("source_preset"),
-                robot=d.get("robot"),
+                ground_height=number("ground_height", 0.0),
+                human_height_assumption=number("human_height_assumption", 1.8),
+                source_preset=name("source_preset", optional=True),
+                robot=name("robot", optional=True),
                 where=where,
             )
         except MappingError as exc:

@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import MotionFileError
+from ..limits import MAX_FILE_BYTES, MAX_FPS, MAX_FRAMES, MIN_FPS
 from ..transforms import euler_to_quat
 from .bvh_writer import format_bvh
 from .skeleton import POSITION_CHANNELS, ROTATION_CHANNELS, VALID_CHANNELS, EndSite, Skeleton
 
 __all__ = ["BvhData", "format_bvh", "parse_bvh", "read_bvh"]
-
-_MAX_FILE_BYTES = 2_000_000_000
 
 
 @dataclass(frozen=True)
@@ -224,8 +223,13 @@ def parse_bvh(text: str, path: str | Path | None = None) -> BvhData:
     if not m:
         raise lines.error("expected 'Frame Time: <seconds>'")
     frame_time = _float(m.group(1), lines, "Frame Time")
-    if frame_time <= 0.0:
-        raise lines.error(f"Frame Time must be positive, found {frame_time}")
+    if not 1.0 / MAX_FPS <= frame_time <= 1.0 / MIN_FPS:
+        raise lines.error(
+            f"Frame Time {frame_time:g} s is outside {1.0 / MAX_FPS:g} to {1.0 / MIN_FPS:g} s "
+            f"(frame rates {MIN_FPS:g} to {MAX_FPS:g} fps)"
+        )
+    if num_frames > MAX_FRAMES:
+        raise lines.error(f"the header says {num_frames} frames; at most {MAX_FRAMES} are read")
 
     first = lines.i  # 0-based index of the first data line
     data_lines = all_lines[first:]
@@ -283,10 +287,10 @@ def read_bvh(path: str | Path) -> BvhData:
     p = Path(path)
     if not p.is_file():
         raise MotionFileError(p, "no such file")
-    if p.stat().st_size > _MAX_FILE_BYTES:
-        raise MotionFileError(p, "file is larger than 2 GB")
+    if p.stat().st_size > MAX_FILE_BYTES:
+        raise MotionFileError(p, f"file is larger than {MAX_FILE_BYTES / 1e9:g} GB")
     try:
-        text = p.read_text(encoding="utf-8", errors="strict")
+        text = p.read_text(encoding="utf-8-sig", errors="strict")  # a byte-order mark is accepted
     except UnicodeDecodeError as exc:
         raise MotionFileError(p, f"not a text file ({exc.reason} at byte {exc.start})") from None
     return parse_bvh(text, p)

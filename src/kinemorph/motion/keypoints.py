@@ -16,13 +16,14 @@ positioned by position channels, with identity orientations (keypoints carry no 
 from __future__ import annotations
 
 import io
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from .._files import write_atomic
+from .._npz import array, read_npz, scalar
 from ..errors import MotionFileError
+from ..limits import MAX_FPS, MIN_FPS
 from .motion import FAMILIES, Motion
 from .presets import _Y_UP_TO_Z_UP, UNITS
 from .skeleton import POSITION_CHANNELS, Skeleton
@@ -57,37 +58,29 @@ def keypoint_motion(
 def read_keypoints(path: str | Path) -> Motion:
     """Read a keypoint .npz (layout in the module docstring); MotionFileError names what is wrong."""
     p = Path(path)
-    if not p.is_file():
-        raise MotionFileError(p, "no such file")
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            data = {key: z[key] for key in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise MotionFileError(p, f"not a readable .npz ({exc})") from None
+    data = read_npz(p)
     missing = [key for key in ("keypoints", "names", "fps") if key not in data]
     if missing:
         raise MotionFileError(p, f"missing key(s) {', '.join(missing)}; found {', '.join(sorted(data)) or 'none'}")
-    kp = np.asarray(data["keypoints"])
-    if kp.ndim != 3 or kp.shape[2] != 3 or kp.shape[0] == 0 or kp.shape[1] == 0:
+    kp = array(data, "keypoints", p, ndim=3)
+    if kp.shape[2] != 3 or kp.shape[0] == 0 or kp.shape[1] == 0:
         raise MotionFileError(p, f"keypoints must have shape (T>0, K>0, 3), got {kp.shape}")
-    if not np.issubdtype(kp.dtype, np.number):
-        raise MotionFileError(p, f"keypoints must be numbers, got dtype {kp.dtype}")
     kp = kp.astype(np.float64)
     bad = ~np.isfinite(kp)
     if bad.any():
         f, j, _ = np.argwhere(bad)[0]
         raise MotionFileError(p, f"keypoint {j} has a non-finite value at frame {f}")
-    names = [str(n) for n in np.atleast_1d(data["names"])]
+    names = [str(n) for n in array(data, "names", p, ndim=1, kinds="US")]
     if len(names) != kp.shape[1]:
         raise MotionFileError(p, f"{len(names)} names for {kp.shape[1]} keypoints")
     if len(set(names)) != len(names) or ROOT in names:
         raise MotionFileError(p, f"keypoint names must be unique and not {ROOT!r}")
-    fps = float(np.asarray(data["fps"]).reshape(()))
-    if not np.isfinite(fps) or fps <= 0:
-        raise MotionFileError(p, f"fps must be positive, got {fps}")
-    up = str(np.asarray(data.get("up", "z")).reshape(()))
-    unit = str(np.asarray(data.get("unit", "m")).reshape(()))
-    family = str(np.asarray(data.get("family", "other")).reshape(()))
+    fps = scalar(data, "fps", "number", p)
+    if not MIN_FPS <= fps <= MAX_FPS:
+        raise MotionFileError(p, f"fps {fps:g} is outside {MIN_FPS:g} to {MAX_FPS:g}")
+    up = scalar(data, "up", "text", p, "z")
+    unit = scalar(data, "unit", "text", p, "m")
+    family = scalar(data, "family", "text", p, "other")
     if up not in ("y", "z"):
         raise MotionFileError(p, f"up must be 'y' or 'z', got {up!r}")
     if unit not in UNITS:
@@ -96,7 +89,7 @@ def read_keypoints(path: str | Path) -> Motion:
         raise MotionFileError(p, f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
     legs: tuple[tuple[str, str], ...] = ()
     if "legs" in data:
-        raw = np.asarray(data["legs"]).astype(str)
+        raw = array(data, "legs", p, ndim=2, kinds="US").astype(str)
         if raw.shape != (4, 2):
             raise MotionFileError(p, f"legs must be (4, 2) names (root, paw) for FL, FR, RL, RR, got shape {raw.shape}")
         unknown = sorted(set(raw.ravel()) - set(names))
