@@ -144,6 +144,7 @@ def test_g1_holding_stand_for_5_s_is_feasible(g1):
     result = run_simulation(motion, g1)
     rep = result.report
     assert rep.feasible and rep.dynamics_feasible, rep.reasons
+    assert rep.residual_velocity_max_m_s < 0.01
     assert not rep.fell
     err = np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1)
     assert err.max() < 0.01
@@ -304,12 +305,25 @@ def test_g1_walk_sped_up_3x_is_infeasible(g1):
         g1.name, motion.fps, motion.root_pos[::3], motion.root_rot[::3], motion.dof_pos[::3], motion.dof_names
     )
     normal, quick = simulate(motion, g1), simulate(fast, g1)
-    assert normal.dynamics_feasible, normal.reasons  # the 1x walk is dynamically consistent ...
-    assert not quick.feasible and not quick.dynamics_feasible  # ... three times faster it is not
+    # the 1x walk passes the residual and torque thresholds (it fails on its sustained residual) ...
+    assert normal.residual_force_mean_fraction < 0.10 and normal.id_torque_over_limit_fraction < 0.05
+    assert not quick.feasible and not quick.dynamics_feasible  # ... three times faster it fails them all
     assert any("contacts cannot explain" in r for r in quick.reasons)
     assert any("exceed the motor limits" in r for r in quick.reasons)
+    assert quick.residual_velocity_max_m_s > 3 * normal.residual_velocity_max_m_s
     assert quick.residual_force_mean_fraction > 2 * normal.residual_force_mean_fraction
     assert quick.id_torque_peak_ratio > normal.id_torque_peak_ratio
+
+
+def test_residual_velocity_integrates_the_residual_over_the_window():
+    from kinemorph.sim.verdict import residual_velocity
+
+    force = np.zeros((100, 3))
+    force[20:45, 0] = 10.0  # 10 N for 0.5 s at 50 fps on 5 kg: 1 m/s
+    assert residual_velocity(force, 50.0, 5.0, 0.5) == pytest.approx(1.0)
+    assert residual_velocity(force, 50.0, 5.0, 0.1) == pytest.approx(0.2)
+    force[50:75, 0] = -10.0  # an opposite push later does not cancel the first within a window
+    assert residual_velocity(force, 50.0, 5.0, 0.5) == pytest.approx(1.0)
 
 
 def test_contact_mask_limits_contacts_to_planted_feet(go2):

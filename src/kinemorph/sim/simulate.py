@@ -14,7 +14,7 @@ from ..robots.robot_motion import RobotMotion
 from .inverse import ContactSettings, Dynamics, inverse_dynamics
 from .model import TorqueModel, build_torque_model
 from .replay import Gains, Rollout, replay
-from .verdict import SimReport, Thresholds, fall_test, orientation_error_deg, rms
+from .verdict import SimReport, Thresholds, fall_test, orientation_error_deg, residual_velocity, rms
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,7 @@ def _verdict(
         residual_force_mean_fraction=float(res.mean()),
         residual_force_p95_fraction=float(np.percentile(res, 95)),
         residual_force_max_fraction=float(res.max()),
+        residual_velocity_max_m_s=residual_velocity(dyn.residual_force, motion.fps, tm.mass, th.residual_window_s),
         id_torque_over_limit_fraction=float(over.mean()),
         id_torque_peak_ratio=float(dyn.torque_ratio.max()) if dyn.torque_ratio.size else 0.0,
         id_torque_peak_joint=peak_joint,
@@ -198,6 +199,11 @@ def _reasons(
             f"contacts cannot explain the motion: residual base force {100 * rep['residual_force_mean_fraction']:.0f}% "
             f"of body weight on average, {100 * rep['residual_force_p95_fraction']:.0f}% at the 95th percentile "
             f"(limits {100 * th.max_residual_mean:.0f}% / {100 * th.max_residual_p95:.0f}%)"
+        )
+    if rep["residual_velocity_max_m_s"] > th.max_residual_velocity:
+        dyn.append(
+            f"the residual adds up to {rep['residual_velocity_max_m_s']:.2f} m/s of base velocity within "
+            f"{th.residual_window_s:g} s that no contact gives (limit {th.max_residual_velocity:g} m/s)"
         )
     if rep["id_torque_over_limit_fraction"] > th.max_over_limit:
         dyn.append(
