@@ -223,3 +223,22 @@ def test_dog_rig_without_its_preset_is_a_quadruped_with_four_legs() -> None:
     assert [r for r, _ in m.legs] == ["b_LeftArm", "b_RightArm", "b_LeftLegUpper", "b_RightLegUpper"]
     paws = np.stack([m.body(p)[0][:, 2] for _, p in m.legs])
     assert np.median(paws) < 0.08  # paws are on the floor, not the wrists
+
+
+def test_misleading_names_fall_back_to_the_shape(generated_walk: Motion) -> None:
+    """A rig calling its thighs "Leg" and its knees "Knee": names give no consistent leg, the
+    tree's shape does."""
+    names = {"LeftUpLeg": "LeftLeg", "LeftLeg": "LeftKnee", "RightUpLeg": "RightLeg", "RightLeg": "RightKnee"}
+    rep = _rec(raw_copy(generated_walk, names=names))
+    assert rep.ok and rep.method == "structure"
+    assert (rep.landmarks["hip_l"], rep.landmarks["knee_l"], rep.landmarks["ankle_r"]) == ("LeftLeg", "LeftKnee", "RightFoot")
+
+
+def test_recognition_agrees_with_the_lafan1_landmark_table(generated_walk: Motion) -> None:
+    """The shipped mappings' LAFAN1 names are the landmarks recognition finds on LAFAN1."""
+    from kinemorph.mapping.landmarks import LAFAN1_LANDMARKS
+
+    rep = _rec(raw_copy(generated_walk))
+    for joint, mark in LAFAN1_LANDMARKS.items():
+        if mark in rep.landmarks and mark not in ("spine", "neck"):
+            assert rep.landmarks[mark] == joint, mark

@@ -66,3 +66,35 @@ def test_retarget_and_calibrate_any_rig_with_the_defaults(tmp_path: Path, genera
     assert main(["calibrate", str(src), "--robot", "unitree_h1", "-o", str(mapping)]) == 0
     d = json.loads(mapping.read_text())
     assert d["human_root_name"] == "Pelvis" and "LeftLowerLeg" in d["human_scale_table"]
+
+
+@pytest.mark.skipif(not HAS_MENAGERIE, reason="MENAGERIE_ROOT is not set")
+def test_your_own_skeleton_recipe(tmp_path: Path, generated_walk: Motion) -> None:
+    """README "Your own skeleton": the landmark template, renamed by hand to the rig's joints,
+    calibrated, then used: the same robot motion as the rig's automatic mapping gives."""
+    import numpy as np
+
+    from kinemorph.io import load as load_result
+    from kinemorph.mapping.landmarks import landmark_template, rename_sources
+    from kinemorph.robots import load_robot
+    from rig_cases import stripped
+
+    names = stripped(generated_walk)
+    src = _write(tmp_path, generated_walk.slice(0, 90), "own.bvh", names=names, unit="m", up="z")
+    lafan = {"pelvis": "Hips", "chest": "Spine2"}
+    for side in ("Left", "Right"):
+        s = side[0].lower()
+        lafan.update({f"hip_{s}": f"{side}UpLeg", f"knee_{s}": f"{side}Leg", f"foot_{s}": f"{side}Foot",
+                      f"shoulder_{s}": f"{side}Arm", f"elbow_{s}": f"{side}ForeArm", f"wrist_{s}": f"{side}Hand"})
+    template = landmark_template(load_robot("unitree_g1"))
+    mine = rename_sources(template, {k: names[v] for k, v in lafan.items()})
+    mine.save(tmp_path / "mine.json")
+    fitted = tmp_path / "fitted.json"
+    assert main(["calibrate", str(src), "--robot", "unitree_g1", "--mapping", str(tmp_path / "mine.json"), "-o", str(fitted)]) == 0
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    assert main(["retarget", str(src), "--robot", "unitree_g1", "--mapping", str(fitted), "-o", str(a), "--quiet"]) == 0
+    assert main(["retarget", str(src), "--robot", "unitree_g1", "-o", str(b), "--quiet"]) == 0
+    ra, rb = load_result(a), load_result(b)
+    # by hand the foot follows the ankle joint, automatically the toe's orientation (as LAFAN1's
+    # FootMod), and calibrate picks its rest frame from the segments mapped: close, not equal
+    assert np.median(np.abs(ra.dof_pos - rb.dof_pos)) < 0.03

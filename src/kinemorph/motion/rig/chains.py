@@ -97,12 +97,24 @@ def by_names(tree: PosedTree) -> Chains:
             for k in need:
                 if chain[k] is None:
                     out.missing.append(f"{word} {k}")
+            if all(chain[k] is not None for k in need) and not _proportioned(tree, *(chain[k] for k in need)):
+                out.missing.append(f"{word} {need[1]} between {need[0]} and {need[2]} (names found, geometry not)")
         out.legs.append(leg)
         out.arms.append(arm)
     cands = [(central_rank(p, "head"), len(tree.ancestors(j)), j) for j, p in enumerate(parts)]
     heads = sorted(c for c in cands if c[0] is not None)
     out.head = heads[0][2] if heads else None
     return out
+
+
+def _proportioned(tree: PosedTree, a: int | None, b: int | None, c: int | None) -> bool:
+    """Whether b splits the limb a-b-c into two real segments (each over a quarter of the limb):
+    a name that points at a twist bone or at the wrong joint fails this."""
+    assert a is not None and b is not None and c is not None
+    p = tree.positions
+    u = float(np.median(np.linalg.norm(p[:, b] - p[:, a], axis=-1)))
+    v = float(np.median(np.linalg.norm(p[:, c] - p[:, b], axis=-1)))
+    return min(u, v) > 0.25 * (u + v)
 
 
 # -- structure ---------------------------------------------------------------------------------------
