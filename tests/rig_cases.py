@@ -125,3 +125,63 @@ def crab_bvh(legs: int = 8) -> str:
     n = 6 + 9 * legs
     lines += [" ".join(["0"] * n)] * 2
     return "\n".join(lines) + "\n"
+
+
+def augmented(data: BvhData, *, twist: bool = True, fingers: bool = True, reference: bool = True) -> BvhData:
+    """The rig with what real rigs add: a twist joint halfway along each upper arm, forearm, thigh
+    and shank (it never bends), five 3-joint fingers on each hand, a face of four bones and a
+    motionless ``Reference`` root on the floor above the hips. The poses stay the same."""
+    from kinemorph.motion.skeleton import EndSite
+
+    sk = data.skeleton
+    lr, lp = data.local_transforms()
+    t = lr.shape[0]
+    ident = np.tile([1.0, 0.0, 0.0, 0.0], (t, 1))
+    names: list[str] = []
+    parents: list[int] = []
+    chans: list[tuple[str, ...]] = []
+    rots: list[np.ndarray] = []
+    poss: list[np.ndarray] = []
+    ends: list[EndSite] = []
+    rot3 = ("Zrotation", "Xrotation", "Yrotation")
+
+    def add(name: str, parent: int, rot: np.ndarray, pos: np.ndarray, ch: tuple[str, ...]) -> int:
+        names.append(name)
+        parents.append(parent)
+        chans.append(ch)
+        rots.append(rot)
+        poss.append(np.broadcast_to(pos, (t, 3)).copy())
+        return len(names) - 1
+
+    new_index: dict[int, int] = {}
+    root_parent = -1
+    if reference:
+        root_parent = add("Reference", -1, ident, np.zeros(3), ("Xposition", "Yposition", "Zposition") + rot3)
+    limb = ("UpLeg", "Leg", "Arm", "ForeArm")
+    for j in range(sk.num_joints):
+        p = new_index[int(sk.parents[j])] if sk.parents[j] >= 0 else root_parent
+        name = sk.names[j]
+        parent_name = sk.names[int(sk.parents[j])] if sk.parents[j] >= 0 else ""
+        if twist and parent_name.endswith(limb) and not parent_name.endswith("Shoulder"):
+            half = lp[:, j] * 0.5
+            p = add(parent_name + "Twist", p, ident, half, rot3)
+            new_index[j] = add(name, p, lr[:, j], half, sk.channels[j])
+        else:
+            new_index[j] = add(name, p, lr[:, j], lp[:, j], sk.channels[j])
+        if fingers and name.endswith("Hand"):
+            side = 1.0 if name.startswith("Left") else -1.0
+            bone = np.linalg.norm(lp[0, j]) * 0.12
+            for k, f in enumerate(("Thumb", "Index", "Middle", "Ring", "Pinky")):
+                q = new_index[j]
+                for seg in (1, 2, 3):
+                    off = np.array([0.0, -bone, (k - 2) * bone * 0.4]) if seg == 1 else np.array([0.0, -bone * 0.6, 0.0])
+                    q = add(f"{name}{f}{seg}", q, ident, off * np.array([side, 1, 1]), rot3)
+                ends.append(EndSite(q, np.array([0.0, -bone * 0.4, 0.0])))
+        if name == "Head":
+            for f, off in (("Jaw", (0, -3, 4)), ("LeftEye", (3, 4, 8)), ("RightEye", (-3, 4, 8)), ("Nose", (0, 2, 10))):
+                ends.append(EndSite(add(f"{f}", new_index[j], ident, np.array(off, float) * 0.2 * np.linalg.norm(lp[0, j]) / 10, rot3),
+                                    np.zeros(3)))  # fmt: skip
+    for e in sk.end_sites:
+        ends.append(EndSite(new_index[e.parent], e.offset))
+    new = Skeleton(tuple(names), np.array(parents), np.array([p[0] for p in poss]), tuple(chans), tuple(ends))
+    return parse_bvh(format_bvh(new, data.frame_time, np.stack(rots, axis=1), np.stack(poss, axis=1)))

@@ -242,3 +242,29 @@ def test_recognition_agrees_with_the_lafan1_landmark_table(generated_walk: Motio
     for joint, mark in LAFAN1_LANDMARKS.items():
         if mark in rep.landmarks and mark not in ("spine", "neck"):
             assert rep.landmarks[mark] == joint, mark
+
+
+@pytest.mark.parametrize("names", ["kept", "stripped"])
+def test_twist_bones_fingers_face_and_a_reference_root_change_nothing(generated_walk: Motion, names: str) -> None:
+    from rig_cases import augmented
+
+    data = augmented(raw_copy(generated_walk, unit="inch", up="z"))
+    if names == "stripped":
+        table = {n: f"b{k:03d}" for k, n in enumerate(np.random.default_rng(3).permutation(data.skeleton.names))}
+        text_sk = data.skeleton
+        from kinemorph.motion.bvh import format_bvh
+        from kinemorph.motion.skeleton import Skeleton
+
+        lr, lp = data.local_transforms()
+        renamed = Skeleton(tuple(table[n] for n in text_sk.names), text_sk.parents, text_sk.offsets, text_sk.channels,
+                           text_sk.end_sites)  # fmt: skip
+        data = parse_bvh(format_bvh(renamed, data.frame_time, lr, lp))
+    else:
+        table = {n: n for n in data.skeleton.names}
+    m = _motion(data)
+    rep = m.rig
+    assert rep.ok and rep.family == "humanoid" and (rep.unit, rep.up) == ("inch", "z")
+    for mark, lafan in EXPECTED.items():
+        assert rep.landmarks[mark] == table[lafan], mark
+    i = [m.skeleton.index(table[n]) for n in generated_walk.skeleton.names]
+    np.testing.assert_allclose(m.positions[:, i], generated_walk.positions[:, :22], atol=1e-5)
