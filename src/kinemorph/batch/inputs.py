@@ -2,7 +2,9 @@
 
 A pattern's folder part before its first wildcard is its base: ``clips/**/*.bvh`` has base
 ``clips``, so ``clips/a/walk.bvh`` becomes ``OUT/a/walk.npz``. A plain file path has its own
-folder as base. Patterns use :mod:`glob` syntax with ``**`` matching any depth.
+folder as base; a folder stands for every motion file under it (itself the base). Patterns use
+:mod:`glob` syntax with ``**`` matching any depth. A match outside its base (``clips/*/../../x``,
+a link out) is refused: every output lands under the output folder.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import KinemorphError
+
+MOTION_SUFFIXES = (".bvh", ".npz")
+"""The files a folder input contributes (motion files kinemorph.motion.load_motion reads)."""
 
 _MAGIC = re.compile(r"[*?[]")
 
@@ -56,18 +61,30 @@ def find_inputs(patterns: Sequence[str | Path], *, exclude: Path | None = None) 
     for raw in patterns:
         pattern = str(raw)
         if not _MAGIC.search(pattern) and Path(pattern).is_dir():
-            raise KinemorphError(f"{pattern}: is a folder; give a pattern such as '{Path(pattern) / '**' / '*.bvh'}'")
-        base = _base(pattern) if _MAGIC.search(pattern) else Path(pattern).parent
-        matches = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
+            base = Path(pattern)
+            matches = sorted(
+                str(p) for p in base.rglob("*") if p.is_file() and p.suffix.lower() in MOTION_SUFFIXES
+            )
+            if not matches:
+                raise KinemorphError(f"{pattern}: is a folder with no motion file in it ({', '.join(MOTION_SUFFIXES)})")
+        else:
+            base = _base(pattern) if _MAGIC.search(pattern) else Path(pattern).parent
+            matches = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
         if not matches:
             raise KinemorphError(f"{pattern}: no file matches" + ("" if _MAGIC.search(pattern) else " (no such file)"))
+        root = base.resolve()
         for m in matches:
             path = Path(m)
             resolved = path.resolve()
             if resolved in seen or (skip is not None and resolved.is_relative_to(skip)):
                 continue
+            if not resolved.is_relative_to(root):
+                raise KinemorphError(
+                    f"{path}: lies outside the pattern's base folder {base} (through '..' or a link), so its "
+                    "output would land outside the output folder; give a pattern without '..'"
+                )
             seen.add(resolved)
-            found.append(Source(path, PurePosixPath(path.relative_to(base).as_posix())))
+            found.append(Source(path, PurePosixPath(resolved.relative_to(root).as_posix())))
     if not found:
         raise KinemorphError(
             f"no input file outside the output folder {exclude} matches {', '.join(map(str, patterns))}"

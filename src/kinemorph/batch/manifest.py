@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import math
+import warnings
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import IO, Any
@@ -91,9 +92,28 @@ class Record:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Record:
-        """A record from its JSON object; keys this version does not know are ignored."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """A record from its JSON object; keys this version does not know are ignored. TypeError
+        when a field has the wrong type (e.g. a number where the output path belongs)."""
+        if not isinstance(d, dict):
+            raise TypeError("a manifest line must be a JSON object")
+        kinds = {f.name: f.type for f in fields(cls)}
+        values = {k: v for k, v in d.items() if k in kinds}
+        for k, v in values.items():
+            if not _fits(v, str(kinds[k])):
+                raise TypeError(f"{k}: {type(v).__name__} does not fit {kinds[k]}")
+        return cls(**values)
+
+
+def _fits(value: Any, annotation: str) -> bool:
+    """Whether a JSON value fits a Record field's annotation (str, int, float, dict, optional)."""
+    if value is None:
+        return "None" in annotation
+    base = annotation.split("|")[0].strip().split("[")[0]
+    if base == "float":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if base == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, {"str": str, "dict": dict}.get(base, object))
 
 
 def _jsonable(value: Any) -> Any:
@@ -111,18 +131,30 @@ class Manifest:
         self._file: IO[str] | None = None
 
     def read(self) -> dict[str, Record]:
-        """The latest record per output. Lines that do not parse (a run killed mid-write) are skipped."""
+        """The latest record per output. Lines that do not parse (a run killed mid-write, bytes
+        that are not text, a field of the wrong type) are skipped with a warning; their inputs
+        are then redone."""
         records: dict[str, Record] = {}
         if not self.path.is_file():
             return records
-        with open(self.path, encoding="utf-8") as f:
-            for line in f:
+        skipped: list[int] = []
+        with open(self.path, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
                 try:
-                    d = json.loads(line)
-                    rec = Record.from_dict(d)
-                except (json.JSONDecodeError, TypeError, AttributeError):
+                    rec = Record.from_dict(json.loads(line))
+                except (json.JSONDecodeError, TypeError, ValueError):
+                    skipped.append(number)
                     continue
                 records[rec.output] = rec
+        if skipped:
+            shown = ", ".join(map(str, skipped[:5])) + (" ..." if len(skipped) > 5 else "")
+            warnings.warn(
+                f"{self.path}: skipped {len(skipped)} line(s) that are not manifest records (line {shown}); "
+                "their inputs are redone",
+                stacklevel=2,
+            )
         return records
 
     def rewrite(self, records: dict[str, Record]) -> None:
