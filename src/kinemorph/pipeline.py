@@ -132,6 +132,10 @@ class RetargetJob:
         preset: how to read a source file ("auto" detects it).
         outputs: where the results go (nothing is written by default).
         evaluate: compute the quality report.
+        cleanup: the clean-up stage after the engine (kinemorph.retarget.cleanup: planted feet
+            held, nothing below the floor or inside itself, joint speed limit): "auto" runs it for
+            engine "auto" without a compat preset (GMR parity stays exact), "on" always, "off" never.
+        cleanup_config: its settings; None uses the defaults with ``options`` of its fields.
     """
 
     source: str | Path | Motion
@@ -144,6 +148,8 @@ class RetargetJob:
     preset: str = "auto"
     outputs: Outputs = field(default_factory=Outputs)
     evaluate: bool = True
+    cleanup: str = "auto"
+    cleanup_config: Any = None
 
 
 @dataclass(frozen=True)
@@ -187,13 +193,43 @@ def job_config(engine: Engine, job: RetargetJob) -> Any:
     """The config the job runs ``engine`` with (see RetargetJob.options)."""
     from .retarget import ENGINES
 
-    known = {f.name for e in ENGINES.values() for f in dataclasses.fields(e.config_type)}
+    known = {f.name for e in ENGINES.values() for f in dataclasses.fields(e.config_type)} | cleanup_fields()
     unknown = sorted(set(job.options) - known)
     if unknown:
         raise ConfigError(f"no engine has an option {unknown[0]!r}; valid: {', '.join(sorted(known))}")
     mine = {f.name for f in dataclasses.fields(engine.config_type)}
     overrides = {k: v for k, v in job.options.items() if k in mine}
     return engine_config(engine, compat=job.compat, config=job.config, overrides=overrides)
+
+
+CLEANUP_CHOICES = ("auto", "on", "off")
+CLEANUP_ENGINES = ("gmr", "mesh", "graph", "quadruped")
+"""Engines the clean-up stage runs after (the quadruped's natural mode with its own contact plan)."""
+
+
+def cleanup_fields() -> set[str]:
+    """Names of the clean-up stage's options (they may appear in RetargetJob.options)."""
+    from .retarget.cleanup import CleanupConfig
+
+    return {f.name for f in dataclasses.fields(CleanupConfig)}
+
+
+def job_cleanup(job: RetargetJob) -> Any:
+    """The CleanupConfig the job's clean-up stage runs with, or None when the stage is off."""
+    from .retarget.cleanup import CleanupConfig
+
+    if job.cleanup not in CLEANUP_CHOICES:
+        raise ConfigError(f"cleanup must be one of {', '.join(CLEANUP_CHOICES)}; got {job.cleanup!r}")
+    if job.cleanup == "off" or (job.cleanup == "auto" and (job.engine != "auto" or job.compat is not None)):
+        return None
+    if job.cleanup_config is not None and not isinstance(job.cleanup_config, CleanupConfig):
+        raise ConfigError(f"cleanup_config must be a CleanupConfig, got {type(job.cleanup_config).__name__}")
+    base = job.cleanup_config or CleanupConfig()
+    overrides = {k: v for k, v in job.options.items() if k in cleanup_fields()}
+    try:
+        return dataclasses.replace(base, **overrides)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"cleanup: {exc}") from None
 
 
 AUTO_ENGINES = ("gmr", "quadruped")
@@ -204,6 +240,7 @@ def check_job_settings(job: RetargetJob) -> None:
     """Check the engine, config, options and compat preset before any clip is read (a batch
     checks them once for every file): with engine "auto", they must fit at least one of the
     engines auto may choose, and option values must be valid for each engine that has them."""
+    job_cleanup(job)
     names = AUTO_ENGINES if job.engine == "auto" else (job.engine,)
     errors: list[KinemorphError] = []
     for name in names:
@@ -249,7 +286,12 @@ def run_job(job: RetargetJob, *, progress: Progress | None = None) -> JobResult:
     robot = load_job_robot(job.robot)
     mapping = load_job_mapping(job.mapping)
     t1 = time.perf_counter()
+    clean = job_cleanup(job)
     result = retarget(motion, robot, mapping, engine=engine.name, config=config, progress=progress)
+    if clean is not None and engine.name in CLEANUP_ENGINES:
+        from .retarget.cleanup import cleanup
+
+        result = cleanup(result, robot, motion, config=clean, progress=progress)
     t2 = time.perf_counter()
     report = evaluate(result, robot) if job.evaluate else None
     t3 = time.perf_counter()

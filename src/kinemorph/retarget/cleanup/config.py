@@ -12,9 +12,9 @@ class CleanupConfig:
     """Settings of the clean-up stage that runs after a humanoid engine (and the quadruped one).
 
     Attributes:
-        max_joint_speed: no joint (nor the root's rotation) moves faster than this [rad/s];
+        speed_limit: no joint (nor the root's rotation) moves faster than this [rad/s];
             0.25 rad per frame at 30 fps is 7.5 rad/s, the quality threshold.
-        contact_weight: cost on a planted point's distance from its anchor [1/m^2], against
+        anchor_weight: cost on a planted point's distance from its anchor [1/m^2], against
             joint_weight on joint deviations: large, so planted points hold to a fraction of a mm.
         joint_weight: cost on a joint's deviation from the engine's step [1/rad^2].
         root_position_weight: cost on the root's deviation from the engine's step [1/m^2].
@@ -62,8 +62,8 @@ class CleanupConfig:
         solver: QP backend of kinemorph.optim.qp: "daqp" or "osqp".
     """
 
-    max_joint_speed: float = 7.0
-    contact_weight: float = 1e6
+    speed_limit: float = 7.0
+    anchor_weight: float = 1e6
     joint_weight: float = 1.0
     root_position_weight: float = 2.0
     root_rotation_weight: float = 5.0
@@ -99,7 +99,7 @@ class CleanupConfig:
 
     def __post_init__(self) -> None:
         positive = (
-            "max_joint_speed", "contact_weight", "joint_weight", "root_position_weight", "root_rotation_weight",
+            "speed_limit", "anchor_weight", "joint_weight", "root_position_weight", "root_rotation_weight",
             "return_time", "planned_return_time", "planned_tolerance", "touchdown_speed", "push_speed",
             "enter_speed", "exit_speed", "max_root_speed", "lift_speed",
         )  # fmt: skip

@@ -186,11 +186,11 @@ def build_frame(
         res = 0.0
         for r in range(2 if lifting else 3):
             e = p[r] - ar.anchor[c, r]
+            res += e * e  # the full distance from the anchor is what the report shows
             if r == 2:  # a point planted high above the floor comes down at a bounded speed
                 if first:
                     ar.callow[c] = max(0.0, e - descend)
                 e -= ar.callow[c]
-            res += e * e
             for u in range(n):
                 du = ch[u]
                 ju = ar.jt[r, du]

@@ -44,7 +44,8 @@ class CleanupReport:
         planted_fraction: share of frames with at least one planted point.
         flight_frames: frames whose pelvis height was made ballistic.
         self_pairs: link proxy pairs kept apart (0: self-collision off or no geometry).
-        contact_residual_max_mm: largest distance of a planted point from its anchor [mm].
+        contact_residual_max_mm: largest distance of a planted point from its anchor at the start
+            of a frame (a touch-down from above counts until it lands) [mm].
         floor_violation_max_mm: deepest proxy below the floor at any frame start [mm].
         self_violation_max_mm: deepest proxy overlap at any frame start [mm].
         relaxed_frames: frames whose QP failed and was solved again without its floor and
@@ -199,7 +200,7 @@ def cleanup(
     velocities(ik.model_addr, q_src, v_src)
     nb = model.nbody
     chains, counts = task_chains(ik, np.arange(nb))
-    vmax = cfg.max_joint_speed / fps
+    vmax = cfg.speed_limit / fps
     step_hi = np.full(ik.nv, np.inf)
     step_hi[ik.dof_kind != DOF_WORLD_TRANSLATION] = vmax
     step_hi[ik.dof_kind == DOF_WORLD_TRANSLATION] = cfg.max_root_speed / fps
@@ -216,7 +217,7 @@ def cleanup(
         callow=np.zeros(points.count),
         wdiag=_weights(robot, ik, cfg), step_lo=-step_hi, step_hi=step_hi,
         q_lo=ik.lim_lower, q_hi=ik.lim_upper, qadr=ik.dof_qadr,
-        params=np.array([cfg.contact_weight, cfg.floor_margin, 0.0, cfg.self_margin, cfg.self_distance,
+        params=np.array([cfg.anchor_weight, cfg.floor_margin, 0.0, cfg.self_margin, cfg.self_distance,
                          cfg.push_speed / fps, 0.0, 1e-6, cfg.lift_weight, cfg.lift_height,
                          cfg.lift_speed / fps, float(cfg.hard_lift), cfg.touchdown_speed / fps]),
         H=np.zeros((ik.nv, ik.nv)), g=np.zeros(ik.nv), A=np.zeros((MAX_ROWS, ik.nv)),
@@ -304,7 +305,12 @@ def cleanup(
     else:
         contacts, bodies = points.mask(T, robot)
     return replace(
-        RobotMotion.from_qpos(result.robot, fps, out, result.dof_names, keypoints=result.keypoints, info=info),
+        result,
+        root_pos=out[:, :3].copy(),
+        root_rot=out[:, 3:7].copy(),
+        dof_pos=out[:, 7:].copy(),
+        info=info,
         contacts=contacts,
         contact_bodies=bodies,
+        settings=dict(result.settings) | {"cleanup": asdict(cfg)},
     )
