@@ -7,10 +7,10 @@ from dataclasses import replace
 import mujoco
 import numpy as np
 import pytest
-from conftest import data_path, robot_or_skip
 
+from conftest import data_path, robot_or_skip
 from kinemorph.errors import ConfigError
-from kinemorph.motion.procedural import procedural_stand, procedural_walk
+from kinemorph.motion.procedural import procedural_stand
 from kinemorph.quality import (
     body_penetration,
     contact_slip,
