@@ -275,6 +275,47 @@ def test_cli_prints_one_line_for_bad_input(g1, tmp_path: Path, capsys):
     assert not (tmp_path / "x.npz").exists()
 
 
+def sway(robot, q0: np.ndarray, amp: float, hz: float, seconds: float, fps: float = 50.0) -> RobotMotion:
+    """The trunk swaying (amplitude amp [m] along (1, 0.6, 0.5), frequency hz) with the feet kept
+    where they are by Gauss-Newton IK on the leg joints."""
+    m, d = robot.model, robot.data
+    feet = [robot.body_id(f) for f in robot.feet]
+    d.qpos[:] = q0
+    mujoco.mj_kinematics(m, d)
+    goal = d.xpos[feet].copy()
+    t = np.arange(round(seconds * fps) + 1) / fps
+    out = np.tile(q0, (t.size, 1))
+    q = q0.copy()
+    jac = np.zeros((3, m.nv))
+    for i, ti in enumerate(t):
+        q[:3] = q0[:3] + amp * np.sin(2 * np.pi * hz * ti) * np.array([1.0, 0.6, 0.5])
+        for _ in range(10):
+            d.qpos[:] = q
+            mujoco.mj_kinematics(m, d)
+            mujoco.mj_comPos(m, d)
+            rows = []
+            for b in feet:
+                mujoco.mj_jacBody(m, d, jac, None, b)
+                rows.append(jac[:, 6:].copy())
+            q[7:] += np.linalg.lstsq(np.vstack(rows), (goal - d.xpos[feet]).reshape(-1), rcond=None)[0]
+        out[i] = q
+    return RobotMotion.from_qpos(robot.name, fps, out, robot.dof_names)
+
+
+def test_a_slow_trunk_sway_with_planted_feet_is_feasible(go2):
+    motion = sway(go2, on_floor(go2, go2.rest_qpos()), 0.04, 0.5, 4.0)
+    result = run_simulation(motion, go2)
+    assert result.report.feasible, result.report.reasons
+    err = np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1)
+    assert err.max() < 0.01
+
+
+def test_the_same_sway_at_3_hz_needs_more_friction_and_torque_than_go2_has(go2):
+    rep = simulate(sway(go2, on_floor(go2, go2.rest_qpos()), 0.04, 3.0, 2.0), go2)
+    assert not rep.feasible and not rep.dynamics_feasible  # 14 m/s^2 of trunk acceleration
+    assert any("exceed the motor limits" in r for r in rep.reasons)
+
+
 # -- retargeted clips ---------------------------------------------------------------------------
 @needs_data
 def test_go2_dog_walk_with_the_trunk_lifted_is_infeasible(go2):
