@@ -35,21 +35,62 @@ def _menagerie_file(name: str) -> Path:
     return path
 
 
-def _compile(path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None = None) -> mujoco.MjModel:
-    """Compile an MJCF or URDF file. Without meshes, mesh geoms and assets are dropped: kinematics
+def _compile(
+    path: Path,
+    *,
+    meshes: bool,
+    foot_spheres: dict[str, str] | None = None,
+    keep_meshes_on: frozenset[str] = frozenset(),
+    tips: dict[str, tuple[str, tuple[float, float, float]]] | None = None,
+) -> mujoco.MjModel:
+    """Compile an MJCF or URDF file. Without meshes, mesh geoms and assets are dropped (except the
+    collision meshes of the bodies in keep_meshes_on: feet whose soles are meshes): kinematics
     and primitive collision geoms are unchanged and compiling is 10-50x faster, but a body whose
-    inertia came from mesh geoms loses it, so dynamics and rendering ask for meshes=True.
-    A model without a free joint gets one on its first body, so that every robot has a floating base."""
+    inertia came from mesh geoms loses it, so dynamics and rendering ask for meshes=True. Mesh
+    files that cannot be read are dropped with a RobotWarning (kinematics kept).
+    A model without a free joint gets one on its first body, so that every robot has a floating base.
+    tips: foot bodies to add without geometry, name -> (parent body, position in its frame [m])."""
     try:
         spec = mujoco.MjSpec.from_file(str(path))
     except Exception as exc:
         raise RobotLoadError(f"{path}: cannot parse robot model: {exc}") from None
+    try:
+        return _compile_spec(spec, path, meshes=meshes, foot_spheres=foot_spheres, keep=keep_meshes_on, tips=tips)
+    except _MeshFileError as exc:
+        import warnings
+
+        from .recognised import RobotWarning
+
+        warnings.warn(
+            f"{path}: mesh files cannot be read ({exc}); loaded without meshes (kinematics kept)", RobotWarning,
+            stacklevel=3,
+        )  # fmt: skip
+        spec = mujoco.MjSpec.from_file(str(path))
+        return _compile_spec(spec, path, meshes=False, foot_spheres=foot_spheres, keep=frozenset(), tips=tips)
+
+
+class _MeshFileError(Exception):
+    pass
+
+
+def _compile_spec(
+    spec: mujoco.MjSpec, path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None, keep: frozenset[str],
+    tips: dict[str, tuple[str, tuple[float, float, float]]] | None,
+) -> mujoco.MjModel:  # fmt: skip
     if not meshes:
+        used: set[str] = set()
         for g in list(spec.geoms):
             if g.type == mujoco.mjtGeom.mjGEOM_MESH:
-                spec.delete(g)
+                body = g.parent.name if hasattr(g, "parent") else ""
+                if body in keep and (g.contype or g.conaffinity):
+                    used.add(g.meshname)
+                else:
+                    spec.delete(g)
         for m in list(spec.meshes):
-            spec.delete(m)
+            if m.name not in used:
+                spec.delete(m)
+    for name, (parent, pos) in (tips or {}).items():
+        spec.body(parent).add_body(name=name, pos=np.array(pos, dtype=float))
     if foot_spheres:
         add_foot_bodies(spec, foot_spheres, where=str(path))
     if not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints):
@@ -60,6 +101,8 @@ def _compile(path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None = 
     try:
         return spec.compile()
     except Exception as exc:
+        if spec.meshes and ("opening file" in str(exc) or "resource" in str(exc).lower()):
+            raise _MeshFileError(str(exc).removeprefix("Error: ")) from None
         raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
 
 
@@ -125,6 +168,8 @@ class Robot:
         for hip, foot in self.legs:
             self.body_id(hip)
             self.body_id(foot)
+        self.recognition: Any = None  # robots/recognise.Recognition of a model not in the registry
+        self.rest_pose: np.ndarray | None = None  # its rest configuration when it has no rest keyframe
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -138,7 +183,13 @@ class Robot:
             path = Path(s)
             if not path.is_file():
                 raise RobotLoadError(f"{path}: no such robot model file")
-            info = RobotInfo(name=path.stem, family="", root_body="", feet=())
+            from .recognised import load_recognised
+
+            found = load_recognised(path, meshes=meshes)  # a model never seen: recognise its parts
+            robot = cls(found.model, name=found.info.name, path=path, info=found.info)
+            robot.recognition = found.recognition
+            robot.rest_pose = None if found.recognition.rest is None else found.recognition.rest.qpos.copy()
+            return robot
         else:
             raise UnknownNameError("robot", s, [*KNOWN_ROBOTS, "<path to .xml or .urdf>"])
         model = _compile(path, meshes=meshes, foot_spheres=info.foot_spheres)
@@ -189,7 +240,10 @@ class Robot:
 
     # -- poses ----------------------------------------------------------------------------------
     def rest_qpos(self) -> np.ndarray:
-        """A standing configuration: the registry's keyframe when the model has it, else qpos0."""
+        """A standing configuration: the registry's keyframe when the model has it, the recognised
+        rest pose for a model not in the registry (robots/rest_pose.py), else qpos0."""
+        if self.rest_pose is not None:
+            return self.rest_pose.copy()
         if self.rest_key:
             k = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, self.rest_key)
             if k >= 0:

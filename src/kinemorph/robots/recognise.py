@@ -1,0 +1,408 @@
+"""Robot recognition: the floating base, legs, arms, torso and head of any MJCF/URDF model.
+
+Topology and geometry at the model's rest configuration decide; names are only hints:
+
+1. Feet are the leaf bodies whose collision geometry reaches (nearly) the lowest point of the
+   model; leaves whose common ancestor lies low in the leg (toe and heel links) are one foot.
+   Two feet make a humanoid, four a quadruped.
+2. Each leg is the chain from the legs' common ancestor (pelvis or trunk) down to its foot. The
+   knee is the joint that splits the chain into two parts of most similar length (thigh and
+   shank; a name saying "knee" or "calf" helps); the hip is the body before it, the foot the
+   last body near the ankle.
+3. Arms are the two longest chains (by link length) ending on either side above the legs; the
+   torso is where they meet, the elbow splits each arm as the knee splits a leg; a chain in the
+   middle, above the shoulders, is the head.
+4. Sides: the robot faces +x, so left is +y; quadrupeds' front legs are those ahead along x.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from ..errors import KinemorphError
+from .rest_pose import RestPose, initial_pose
+
+FOOT_BAND = 0.12  # share of the model's height above its lowest point within which leaves are feet
+
+
+class RecognitionError(KinemorphError):
+    """A robot model whose legs (or sides) cannot be recognised."""
+
+
+@dataclass(frozen=True)
+class LegChain:
+    """One humanoid leg.
+
+    Attributes:
+        side: "l" or "r".
+        bodies: the chain from below the pelvis to the foot, in order.
+        hip: the body carrying the thigh (the last hip joint's body).
+        knee: the knee's body.
+        foot: the body carrying the sole (ankle), where foot targets act.
+        toe: a toe body past the foot ("" when none).
+        sole_height: the sole's depth below the foot body's origin at rest [m].
+        toe_offset: the sole's front point in the foot body's frame [m]. Shape: (3,).
+    """
+
+    side: str
+    bodies: tuple[str, ...]
+    hip: str
+    knee: str
+    foot: str
+    toe: str
+    sole_height: float
+    toe_offset: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class ArmChain:
+    """One arm.
+
+    Attributes:
+        side: "l" or "r".
+        bodies: the chain from below the torso to the hand, in order.
+        shoulder: the body before the elbow (the upper arm).
+        elbow: the elbow's body.
+        wrist: the wrist or hand body ("" when the forearm is the last body).
+        hand_offset: the hand's point in the last body's frame [m]. Shape: (3,).
+    """
+
+    side: str
+    bodies: tuple[str, ...]
+    shoulder: str
+    elbow: str
+    wrist: str
+    hand_offset: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class QuadLeg:
+    """One quadruped leg.
+
+    Attributes:
+        name: FL, FR, RL or RR (kinemorph.conventions.LEGS).
+        hip: the first body of the leg (abduction).
+        thigh: the body before the knee.
+        calf: the knee's body (shank).
+        foot: an existing foot body at the end of the calf ("" when the foot is a point on the calf).
+        foot_sphere: the foot is a sphere geom on the calf (a foot body is made for it at load).
+        foot_point: the foot point in the calf's frame [m] (sphere centre or the calf's tip). Shape: (3,).
+    """
+
+    name: str
+    hip: str
+    thigh: str
+    calf: str
+    foot: str
+    foot_sphere: bool
+    foot_point: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """What recognition found in a robot model.
+
+    Attributes:
+        family: "humanoid" or "quadruped".
+        root: the floating-base body.
+        floating_base: whether the model had its own free joint (else one was added).
+        pelvis: the bodies' junction of the legs (humanoids: the hips; quadrupeds: the trunk).
+        legs: humanoid legs, left then right.
+        arms: humanoid arms, left then right (empty for a robot without arms).
+        torso: where the arms meet ("" without arms).
+        waist: the bodies from the pelvis up to the torso (exclusive).
+        head: the head chain ("" parts: none).
+        neck_offset: the neck point in the torso's frame [m]. Shape: (3,).
+        quad_legs: quadruped legs in the order FL, FR, RL, RR.
+        rest: the rest pose (a keyframe, else a standing pose from joint limits and the floor).
+        height: the model's height at rest [m].
+        warnings: what the user should check.
+    """
+
+    family: str
+    root: str
+    floating_base: bool
+    pelvis: str
+    legs: tuple[LegChain, ...] = ()
+    arms: tuple[ArmChain, ...] = ()
+    torso: str = ""
+    waist: tuple[str, ...] = ()
+    head: tuple[str, ...] = ()
+    neck_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    quad_legs: tuple[QuadLeg, ...] = ()
+    rest: RestPose | None = None
+    height: float = 0.0
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def feet(self) -> tuple[str, ...]:
+        """Foot bodies (humanoids: left, right) or calves (quadrupeds, before foot bodies exist)."""
+        if self.family == "quadruped":
+            return tuple(q.foot or q.calf for q in self.quad_legs)
+        return tuple(leg.foot for leg in self.legs)
+
+
+class _Tree:
+    """Body tree and world geometry of a model at one configuration."""
+
+    def __init__(self, model: mujoco.MjModel, qpos: np.ndarray) -> None:
+        self.m = model
+        d = mujoco.MjData(model)
+        d.qpos[:] = qpos
+        mujoco.mj_kinematics(model, d)
+        self.d = d
+        self.pos = d.xpos.copy()
+        self.parent = model.body_parentid.copy()
+        self.children: list[list[int]] = [[] for _ in range(model.nbody)]
+        for b in range(1, model.nbody):
+            self.children[int(self.parent[b])].append(b)
+        self.names = [model.body(b).name or f"body{b}" for b in range(model.nbody)]
+        coll = (model.geom_contype != 0) | (model.geom_conaffinity != 0)
+        self.geoms: list[list[int]] = [[] for _ in range(model.nbody)]
+        for g in range(model.ngeom):
+            if coll[g] and model.geom_type[g] != mujoco.mjtGeom.mjGEOM_PLANE:
+                self.geoms[int(model.geom_bodyid[g])].append(g)
+        self.low = np.array([self._lowest(b) for b in range(model.nbody)])
+        self.joints = [int(model.body_jntnum[b]) for b in range(model.nbody)]
+
+    def _lowest(self, b: int) -> float:
+        from .geometry import _lowest_z
+
+        gs = np.array(self.geoms[b], dtype=np.int64)
+        if not len(gs):
+            return float(self.pos[b, 2])
+        z = _lowest_z(self.m, gs, self.d.geom_xpos[gs, 2][None], self.d.geom_xmat[gs, 6:9][None])
+        return float(z.min())
+
+    def front(self, geoms: list[int]) -> float:
+        """The largest world x [m] reached by the geoms (the sole's front at rest)."""
+        from .geometry import _lowest_z
+
+        gs = np.array(geoms, dtype=np.int64)
+        z = _lowest_z(self.m, gs, -self.d.geom_xpos[gs, 0][None], -self.d.geom_xmat[gs, 0:3][None])
+        return float(-z.min())
+
+    def path(self, top: int, b: int) -> list[int]:
+        """Bodies from below ``top`` down to ``b`` (inclusive)."""
+        out = []
+        while b != top and b > 0:
+            out.append(b)
+            b = int(self.parent[b])
+        return out[::-1]
+
+    def ancestors(self, b: int) -> list[int]:
+        out = [b]
+        while b > 0:
+            b = int(self.parent[b])
+            out.append(b)
+        return out
+
+    def lca(self, bodies: list[int]) -> int:
+        common = self.ancestors(bodies[0])
+        for b in bodies[1:]:
+            anc = set(self.ancestors(b))
+            common = [a for a in common if a in anc]
+        return common[0]
+
+    def subtree(self, b: int) -> list[int]:
+        out, stack = [], [b]
+        while stack:
+            c = stack.pop()
+            out.append(c)
+            stack.extend(self.children[c])
+        return out
+
+    def distal(self, b: int) -> np.ndarray:
+        """The farthest collision-geom centre of a body from its origin, else its origin."""
+        gs = self.geoms[b]
+        if not gs:
+            return self.pos[b].copy()
+        c = self.d.geom_xpos[gs]
+        return c[int(np.argmax(np.linalg.norm(c - self.pos[b], axis=1)))].copy()
+
+    def local(self, b: int, world: np.ndarray) -> tuple[float, float, float]:
+        """A world point in body b's frame."""
+        r = self.d.xmat[b].reshape(3, 3)
+        v = r.T @ (world - self.pos[b])
+        return (round(float(v[0]), 4), round(float(v[1]), 4), round(float(v[2]), 4))
+
+    def chain_length(self, top: int, b: int) -> float:
+        pts = [self.pos[top]] + [self.pos[c] for c in self.path(top, b)]
+        return float(sum(np.linalg.norm(pts[i + 1] - pts[i]) for i in range(len(pts) - 1)))
+
+
+def _split(tree: _Tree, chain: list[int], start: np.ndarray, tip: np.ndarray, hints: tuple[str, ...]) -> int:
+    """Index in ``chain`` of the joint splitting start->tip into two parts of most similar length
+    (thigh/shank, upper arm/forearm); a body or joint name containing a hint scores better."""
+    best, best_score = -1, np.inf
+    for k, b in enumerate(chain):
+        if k == 0 or not tree.joints[b]:
+            continue
+        upper = float(np.linalg.norm(tree.pos[b] - start))
+        lower = float(np.linalg.norm(tip - tree.pos[b]))
+        if min(upper, lower) < 1e-3:
+            continue
+        score = abs(np.log(upper / lower))
+        names = [tree.names[b].lower()] + [
+            tree.m.joint(j).name.lower() for j in range(tree.m.njnt) if tree.m.jnt_bodyid[j] == b
+        ]
+        if any(h in n for h in hints for n in names):
+            score -= 0.3
+        if score < best_score:
+            best, best_score = k, score
+    return best
+
+
+def _leg(tree: _Tree, pelvis: int, foot_end: int, side: str, where: str) -> LegChain:
+    chain = [b for b in tree.path(pelvis, foot_end) if tree.joints[b] or b == foot_end]
+    if len(chain) < 3:
+        raise RecognitionError(f"{where}: the leg ending at {tree.names[foot_end]!r} has fewer than three links")
+    k = _split(tree, chain, tree.pos[chain[0]], tree.pos[foot_end], ("knee", "shank", "calf", "tibia"))
+    if k < 0 or k == len(chain) - 1:
+        k = len(chain) // 2
+    knee = chain[k]
+    after = chain[k + 1 :] or [foot_end]
+    shank = float(np.linalg.norm(tree.pos[after[0]] - tree.pos[knee]))
+    foot = after[0]
+    toe = ""
+    for b in after[1:]:
+        if np.linalg.norm(tree.pos[b] - tree.pos[after[0]]) <= 0.25 * shank:
+            foot = b
+        else:
+            toe = tree.names[b]
+            break
+    sole_geoms = [g for b in tree.subtree(foot) for g in tree.geoms[b]]
+    low = min((tree.low[b] for b in tree.subtree(foot)), default=tree.pos[foot, 2])
+    front = tree.pos[foot].copy()
+    if sole_geoms:
+        front[0] = tree.front(sole_geoms)
+    front[2] = low
+    return LegChain(
+        side=side, bodies=tuple(tree.names[b] for b in chain), hip=tree.names[chain[max(k - 1, 0)]],
+        knee=tree.names[knee], foot=tree.names[foot], toe=toe,
+        sole_height=round(float(tree.pos[foot, 2] - low), 4), toe_offset=tree.local(foot, front),
+    )  # fmt: skip
+
+
+def _arm(tree: _Tree, torso: int, tip_leaf: int, side: str) -> ArmChain:
+    chain = [b for b in tree.path(torso, tip_leaf) if tree.joints[b] or b == tip_leaf]
+    # the hand: the first body past which the arm branches (fingers), else the last one
+    end = len(chain) - 1
+    for k, b in enumerate(chain):
+        if len(tree.children[b]) > 1:
+            end = k
+            break
+    chain = chain[: end + 1]
+    last = chain[-1]
+    tip = tree.distal(last)
+    k = _split(tree, chain, tree.pos[chain[0]], tip, ("elbow", "forearm"))
+    if k < 0:
+        k = max(1, len(chain) // 2) if len(chain) > 1 else 0
+    wrist = tree.names[chain[-1]] if k < len(chain) - 1 else ""
+    return ArmChain(
+        side=side, bodies=tuple(tree.names[b] for b in chain), shoulder=tree.names[chain[max(k - 1, 0)]],
+        elbow=tree.names[chain[k]], wrist=wrist, hand_offset=tree.local(last, tip),
+    )  # fmt: skip
+
+
+def _feet(tree: _Tree, root: int, where: str) -> tuple[list[int], float, float]:
+    """Foot ends (one per leg), the model's lowest point and its height."""
+    body_ids = tree.subtree(root)
+    leaves = [b for b in body_ids if not tree.children[b]]
+    zmin = float(tree.low[body_ids].min())
+    height = float(max(tree.pos[body_ids, 2].max(), zmin) - zmin)
+    if height < 1e-3:
+        raise RecognitionError(f"{where}: the model is flat (no body above another); no legs to find")
+    low_leaves = [b for b in leaves if min(tree.low[c] for c in tree.subtree(b)) < zmin + FOOT_BAND * height]
+    if not low_leaves:
+        return [], zmin, height
+    top = tree.lca(low_leaves)
+    limit = zmin + 0.5 * (tree.pos[top, 2] - zmin)
+    groups: list[list[int]] = []
+    for leaf in low_leaves:
+        for g in groups:
+            if tree.pos[tree.lca([g[0], leaf]), 2] < limit and tree.lca([g[0], leaf]) != top:
+                g.append(leaf)
+                break
+        else:
+            groups.append([leaf])
+    return [tree.lca(g) if len(g) > 1 else g[0] for g in groups], zmin, height
+
+
+def recognise_model(model: mujoco.MjModel, *, where: str, floating_base: bool = True) -> Recognition:
+    """Recognise a compiled model with a free joint (see the module docstring). ``where`` names
+    the file for messages; floating_base says whether the file itself had a free joint."""
+    rest = initial_pose(model)
+    tree = _Tree(model, rest.qpos)
+    free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
+    root = int(model.jnt_bodyid[free[0]]) if free else 1
+    ends, zmin, height = _feet(tree, root, where)
+    warnings: list[str] = list(rest.warnings)
+    if not ends and not floating_base:
+        raise RecognitionError(f"{where}: no floating base and no legs (no chain of bodies reaches down to a floor)")
+    if not ends:
+        raise RecognitionError(f"{where}: no legs found (no chain of bodies reaches down to a floor)")
+    if len(ends) == 1:
+        raise RecognitionError(f"{where}: only one leg found (ending at {tree.names[ends[0]]!r}); need two or four")
+    if len(ends) not in (2, 4):
+        names = ", ".join(tree.names[e] for e in ends)
+        raise RecognitionError(f"{where}: found {len(ends)} legs ({names}); kinemorph knows bipeds and quadrupeds")
+    pelvis = tree.lca(ends)
+    ys = tree.pos[ends, 1] - tree.pos[pelvis, 1]
+    sep = float(np.ptp(ys))
+    if sep < 0.02:
+        raise RecognitionError(
+            f"{where}: left and right cannot be told apart (the feet "
+            f"{', '.join(tree.names[e] for e in ends)} lie within {100 * sep:.1f} cm across; the robot must face +x)"
+        )
+    if not floating_base:
+        warnings.append(f"the model has no free joint: a floating base was added on {tree.names[root]!r}")
+    common = dict(root=tree.names[root], floating_base=floating_base, pelvis=tree.names[pelvis], height=height)
+    if len(ends) == 4:
+        from .recognise_quadruped import quadruped_legs
+
+        legs4 = quadruped_legs(tree, pelvis, ends, where)
+        return Recognition(family="quadruped", quad_legs=legs4, rest=rest, warnings=tuple(warnings), **common)
+    order = sorted(ends, key=lambda e: -tree.pos[e, 1])
+    legs = tuple(_leg(tree, pelvis, e, s, where) for e, s in zip(order, "lr"))
+    for leg in legs:
+        if leg.sole_height < 1e-3:
+            warnings.append(f"no collision geometry under the foot {leg.foot!r}: its sole is taken at its origin")
+    upper = _upper_body(tree, root, pelvis, ends, sep, warnings)
+    return Recognition(family="humanoid", legs=legs, rest=rest, warnings=tuple(warnings), **common, **upper)
+
+
+def _upper_body(tree: _Tree, root: int, pelvis: int, ends: list[int], sep: float, warnings: list[str]) -> dict:  # type: ignore[type-arg]
+    legs = {b for e in ends for b in tree.ancestors(e)} - set(tree.ancestors(pelvis))
+    leaves = [b for b in tree.subtree(root) if not tree.children[b] and b not in legs and b != pelvis]
+    leaves = [b for b in leaves if not any(a in legs for a in tree.ancestors(b))]
+    y0 = tree.pos[pelvis, 1]
+    side_thr = 0.25 * sep
+    reach = {b: tree.chain_length(pelvis if pelvis in tree.ancestors(b) else root, b) for b in leaves}
+    left = [b for b in leaves if tree.distal(b)[1] - y0 > side_thr]
+    right = [b for b in leaves if tree.distal(b)[1] - y0 < -side_thr]
+    out: dict = {}  # type: ignore[type-arg]
+    if not left or not right:
+        warnings.append("no arms found: the mapping drives the legs and the pelvis only")
+        return out
+    tips = [max(left, key=lambda b: reach[b]), max(right, key=lambda b: reach[b])]
+    torso = tree.lca(tips)
+    arms = tuple(_arm(tree, torso, t, s) for t, s in zip(tips, "lr"))
+    out["arms"] = arms
+    out["torso"] = tree.names[torso]
+    between = tree.path(pelvis, torso) if pelvis in tree.ancestors(torso) else tree.path(torso, pelvis)
+    out["waist"] = tuple(tree.names[b] for b in between if tree.joints[b] and b != torso)
+    shoulders = [tree.pos[tree.m.body(a.bodies[0]).id] for a in arms]
+    sz = float(np.mean([p[2] for p in shoulders]))
+    central = [b for b in leaves if abs(tree.pos[b, 1] - y0) <= side_thr and tree.pos[b, 2] > sz]
+    neck = np.array([tree.pos[torso, 0], tree.pos[torso, 1], sz + 0.25 * float(np.linalg.norm(shoulders[0] - shoulders[1]))])
+    if central:
+        head_leaf = max(central, key=lambda b: tree.pos[b, 2])
+        head = tree.path(torso, head_leaf) if torso in tree.ancestors(head_leaf) else [head_leaf]
+        out["head"] = tuple(tree.names[b] for b in head)
+        neck = tree.pos[head[0]].copy()
+    out["neck_offset"] = tree.local(torso, neck)
+    return out
