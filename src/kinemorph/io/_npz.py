@@ -9,13 +9,13 @@ output files have exactly the first five keys and read as they are; GMR's reader
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._files import write_atomic
+from .._npz import read_npz
 from ..errors import MotionFileError
 from ..robots.robot_motion import RobotMotion
 from ._common import file_fps, fps_for_file, guess_robot_name, motion_from_file, wxyz_to_xyzw
@@ -52,14 +52,7 @@ def write(
 
 
 def _contents(path: Path) -> dict[str, Any]:
-    try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, np.lib.npyio.NpzFile):
-            raise MotionFileError(path, "holds a single array, expected an .npz archive of named arrays")
-        with data:
-            return {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise MotionFileError(path, f"not a readable .npz archive: {exc}") from None
+    return read_npz(path)  # headers, dtypes and sizes checked before anything is inflated
 
 
 def read_meta(path: Path) -> ExportMeta | None:

@@ -20,13 +20,13 @@ they do not read. Arrays are float64 (the trainers cast to float32).
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._files import write_atomic
+from .._npz import read_npz
 from ..errors import MotionFileError
 from ..robots.robot_motion import RobotMotion
 from ._bodies import body_states
@@ -80,15 +80,8 @@ write_holosoma = _writer(root_in_joints=True)
 
 
 def contents(path: Path) -> dict[str, Any]:
-    """Every array of an .npz archive (MotionFileError when it is not one)."""
-    try:
-        data = np.load(path, allow_pickle=False)
-        if not isinstance(data, np.lib.npyio.NpzFile):
-            raise MotionFileError(path, "holds a single array, expected an .npz archive of named arrays")
-        with data:
-            return {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise MotionFileError(path, f"not a readable .npz archive: {exc}") from None
+    """Every array of an .npz archive (MotionFileError when it is not one; see kinemorph._npz)."""
+    return read_npz(path)
 
 
 def stored_meta(path: Path, data: dict[str, Any]) -> ExportMeta | None:

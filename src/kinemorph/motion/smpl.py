@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._npz import read_npz
 from ..errors import MotionFileError
 from ..transforms import quat_exp
 from .motion import Motion
@@ -130,8 +131,10 @@ def find_body_model(body_model: str | Path | None, *, kind: str, gender: str, so
 
 
 def _text(value: np.ndarray) -> str:
-    v = np.asarray(value)
-    return (v.item() if v.shape == () else "".join(map(str, v.tolist()))).decode() if v.dtype.kind == "S" else str(v)
+    """A string stored in an .npz (unicode or bytes, 0-d or 1-d)."""
+    v = np.asarray(value).reshape(-1)
+    parts = [x.decode() if isinstance(x, bytes) else str(x) for x in v.tolist()]
+    return "".join(parts)
 
 
 def read_smpl(
@@ -147,11 +150,7 @@ def read_smpl(
     from .rig import motion_from_raw
 
     p = Path(path)
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            d = {k: z[k] for k in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise MotionFileError(p, f"cannot read ({exc})") from None
+    d = read_npz(p)
     if "poses" in d:
         poses = np.asarray(d["poses"], float)
     else:

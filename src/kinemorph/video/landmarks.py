@@ -16,13 +16,13 @@ No value may be NaN or infinite: frames without a detection are filled before a 
 from __future__ import annotations
 
 import io
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .._files import write_atomic
+from .._npz import read_npz
 from ..errors import MotionFileError
 from .blazepose import NUM_LANDMARKS
 
@@ -109,11 +109,7 @@ def read_landmarks(path: str | Path) -> LandmarkClip:
     where = str(p)
     if not p.is_file():
         raise MotionFileError(p, "no such file")
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            data = {key: z[key] for key in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise MotionFileError(p, f"not a readable .npz landmark file ({exc})") from None
+    data = read_npz(p)
     if "landmarks" not in data:
         raise MotionFileError(p, f"missing key 'landmarks'; found {', '.join(sorted(data)) or 'none'}")
     unknown = sorted(set(data) - set(_KEYS))
