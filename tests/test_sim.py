@@ -160,6 +160,15 @@ def test_go2_holding_home_for_5_s_is_feasible(go2):
     assert err.max() < 0.01
 
 
+@pytest.mark.parametrize("name", ["booster_t1", "unitree_a1"])
+def test_t1_and_a1_holding_their_home_keyframes_are_feasible(name: str):
+    robot = load_robot(name)
+    motion = hold(robot, on_floor(robot, robot.rest_qpos()), 2.0)
+    result = run_simulation(motion, robot)
+    assert result.report.feasible, result.report.reasons
+    assert np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1).max() < 0.01
+
+
 def test_trunk_lifted_half_a_metre_is_infeasible(go2):
     motion = hold(go2, on_floor(go2, go2.rest_qpos()), 4.0)
     t = np.arange(motion.num_frames) / motion.fps
