@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from kinemorph.motion import load_motion, read_bvh  # noqa: E402
-from kinemorph.motion.bvh import format_bvh  # noqa: E402
-from kinemorph.motion.presets import Preset, apply_preset  # noqa: E402
-from kinemorph.motion.procedural import procedural_walk  # noqa: E402
+from kinemorph.motion import load_motion, read_bvh
+from kinemorph.motion.bvh import format_bvh
+from kinemorph.motion.presets import Preset, apply_preset
+from kinemorph.motion.procedural import procedural_walk
 
 
 def _clip(folder: Path, frames: int, names: str) -> Path:

@@ -1,6 +1,6 @@
 """Real rigs with the plain defaults: what is recognised, and how faithfully each retargets.
 
-    KINEMORPH_DATA=../shared/data python benchmarks/bench_rigs.py [--frames 400] [--robots unitree_g1,unitree_h1,booster_t1]
+    KINEMORPH_DATA=../shared/data python benchmarks/bench_rigs.py [--frames 400] [--robots g1,h1,t1 names]
 
 For every BVH in $KINEMORPH_DATA/external (one per rig family, see SOURCES.md there) and LAFAN1's
 walk.bvh for reference: the rig family, unit and up axis detected and the stature; then, per robot,
@@ -44,7 +44,7 @@ def main() -> None:
     root = os.environ.get("KINEMORPH_DATA")
     if not root:
         sys.exit("set KINEMORPH_DATA (the folder holding external/ and motions/)")
-    files = sorted((Path(root) / "external").glob("*.bvh")) + [Path(root) / "motions" / "walk.bvh"]
+    files = [*sorted((Path(root) / "external").glob("*.bvh")), Path(root) / "motions" / "walk.bvh"]
     robots = [load_robot(r) for r in args.robots.split(",")]
     out: dict[str, dict] = {}  # type: ignore[type-arg]
     for f in files:

@@ -116,11 +116,12 @@ def crab_bvh(legs: int = 8) -> str:
     for k in range(legs):
         a = 2 * np.pi * (k + 0.5) / legs
         x, z = 8 * np.cos(a), 8 * np.sin(a)
-        lines += [f"  JOINT coxa{k}", "  {", f"    OFFSET {x:.3f} 0 {z:.3f}", "    CHANNELS 3 Zrotation Xrotation Yrotation",
-                  f"    JOINT femur{k}", "    {", f"      OFFSET {2 * x:.3f} 5 {2 * z:.3f}",
-                  "      CHANNELS 3 Zrotation Xrotation Yrotation", f"      JOINT tibia{k}", "      {",
-                  f"        OFFSET {x:.3f} -25 {z:.3f}", "        CHANNELS 3 Zrotation Xrotation Yrotation",
-                  "        End Site", "        {", "          OFFSET 0 -2 0", "        }", "      }", "    }", "  }"]  # fmt: skip
+        rot = "CHANNELS 3 Zrotation Xrotation Yrotation"
+        lines += [f"  JOINT coxa{k}", "  {", f"    OFFSET {x:.3f} 0 {z:.3f}", f"    {rot}",
+                  f"    JOINT femur{k}", "    {", f"      OFFSET {2 * x:.3f} 5 {2 * z:.3f}", f"      {rot}",
+                  f"      JOINT tibia{k}", "      {", f"        OFFSET {x:.3f} -25 {z:.3f}", f"        {rot}",
+                  "        End Site", "        {", "          OFFSET 0 -2 0", "        }",
+                  "      }", "    }", "  }"]  # fmt: skip
     lines += ["}", "MOTION", "Frames: 2", "Frame Time: 0.033333"]
     n = 6 + 9 * legs
     lines += [" ".join(["0"] * n)] * 2
@@ -156,7 +157,7 @@ def augmented(data: BvhData, *, twist: bool = True, fingers: bool = True, refere
     new_index: dict[int, int] = {}
     root_parent = -1
     if reference:
-        root_parent = add("Reference", -1, ident, np.zeros(3), ("Xposition", "Yposition", "Zposition") + rot3)
+        root_parent = add("Reference", -1, ident, np.zeros(3), ("Xposition", "Yposition", "Zposition", *rot3))
     limb = ("UpLeg", "Leg", "Arm", "ForeArm")
     for j in range(sk.num_joints):
         p = new_index[int(sk.parents[j])] if sk.parents[j] >= 0 else root_parent
@@ -174,13 +175,15 @@ def augmented(data: BvhData, *, twist: bool = True, fingers: bool = True, refere
             for k, f in enumerate(("Thumb", "Index", "Middle", "Ring", "Pinky")):
                 q = new_index[j]
                 for seg in (1, 2, 3):
-                    off = np.array([0.0, -bone, (k - 2) * bone * 0.4]) if seg == 1 else np.array([0.0, -bone * 0.6, 0.0])
+                    off = (
+                        np.array([0.0, -bone, (k - 2) * bone * 0.4]) if seg == 1 else np.array([0.0, -bone * 0.6, 0.0])
+                    )
                     q = add(f"{name}{f}{seg}", q, ident, off * np.array([side, 1, 1]), rot3)
                 ends.append(EndSite(q, np.array([0.0, -bone * 0.4, 0.0])))
         if name == "Head":
             for f, off in (("Jaw", (0, -3, 4)), ("LeftEye", (3, 4, 8)), ("RightEye", (-3, 4, 8)), ("Nose", (0, 2, 10))):
-                ends.append(EndSite(add(f"{f}", new_index[j], ident, np.array(off, float) * 0.2 * np.linalg.norm(lp[0, j]) / 10, rot3),
-                                    np.zeros(3)))  # fmt: skip
+                size = 0.02 * np.linalg.norm(lp[0, j])
+                ends.append(EndSite(add(f, new_index[j], ident, np.array(off, float) * size, rot3), np.zeros(3)))
     for e in sk.end_sites:
         ends.append(EndSite(new_index[e.parent], e.offset))
     new = Skeleton(tuple(names), np.array(parents), np.array([p[0] for p in poss]), tuple(chans), tuple(ends))

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import robot_or_skip
-from rig_cases import CONVENTIONS, EXPECTED, crab_bvh, raw_copy, stripped
 
+from conftest import robot_or_skip
 from kinemorph.errors import KinemorphError
 from kinemorph.motion import Motion
 from kinemorph.motion.bvh import parse_bvh
@@ -15,6 +14,7 @@ from kinemorph.motion.presets import fps_from_frame_time
 from kinemorph.motion.rig import RigError, motion_from_raw, parse_unit, parse_up, recognise_raw
 from kinemorph.motion.rig.names import parse_name
 from kinemorph.motion.rig.report import HUMANOID_LANDMARKS
+from rig_cases import CONVENTIONS, EXPECTED, crab_bvh, raw_copy, stripped
 
 
 def _motion(data, **kw) -> Motion:  # type: ignore[no-untyped-def]
@@ -91,7 +91,9 @@ def _drop_joints(data, keep: list[int]) -> str:  # type: ignore[no-untyped-def]
 
 
 # -- axes, unit, floor ---------------------------------------------------------------------------
-@pytest.mark.parametrize(("unit", "up"), [("cm", "y"), ("m", "z"), ("mm", "y"), ("inch", "-z"), ("cmu", "x"), ("ft", "y")])
+@pytest.mark.parametrize(
+    ("unit", "up"), [("cm", "y"), ("m", "z"), ("mm", "y"), ("inch", "-z"), ("cmu", "x"), ("ft", "y")]
+)
 def test_unit_and_up_axis_are_detected(generated_walk: Motion, unit: str, up: str) -> None:
     m = _motion(raw_copy(generated_walk, names=CONVENTIONS["mixamo"], unit=unit, up=up))
     assert (m.rig.unit, m.rig.up) == (unit, up)
@@ -183,7 +185,7 @@ def _two_characters(data) -> str:  # type: ignore[no-untyped-def]
     n = sk.num_joints
     names = ("scene", *sk.names, *(x.replace("a:", "b:") for x in sk.names))
     parents = np.concatenate([[-1, 0], sk.parents[1:] + 1, [0], sk.parents[1:] + 1 + n])
-    offsets = np.vstack([np.zeros(3), sk.offsets, sk.offsets + [100.0, 0, 0]])
+    offsets = np.vstack([np.zeros(3), sk.offsets, sk.offsets + np.array([100.0, 0, 0])])
     chans = (("Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"), *sk.channels, *sk.channels)
     ends = tuple(EndSite(e.parent + 1, e.offset) for e in sk.end_sites) + tuple(
         EndSite(e.parent + 1 + n, e.offset) for e in sk.end_sites
@@ -193,7 +195,7 @@ def _two_characters(data) -> str:  # type: ignore[no-untyped-def]
     t = lr.shape[0]
     root_r = np.tile([1.0, 0, 0, 0], (t, 1, 1))
     lr2 = np.concatenate([root_r, lr, lr], axis=1)
-    lp2 = np.concatenate([np.zeros((t, 1, 3)), lp, lp + [100.0, 0, 0]], axis=1)
+    lp2 = np.concatenate([np.zeros((t, 1, 3)), lp, lp + np.array([100.0, 0, 0])], axis=1)
     return format_bvh(new, data.frame_time, lr2, lp2)
 
 
@@ -215,7 +217,6 @@ def test_unrecognised_rig_refuses_the_default_mapping_with_the_recipe() -> None:
 # -- quadrupeds ----------------------------------------------------------------------------------
 def test_dog_rig_without_its_preset_is_a_quadruped_with_four_legs() -> None:
     from conftest import data_path
-
     from kinemorph.motion import load_motion
 
     m = load_motion(data_path("dog_walk.bvh"), "generic")
@@ -231,7 +232,11 @@ def test_misleading_names_fall_back_to_the_shape(generated_walk: Motion) -> None
     names = {"LeftUpLeg": "LeftLeg", "LeftLeg": "LeftKnee", "RightUpLeg": "RightLeg", "RightLeg": "RightKnee"}
     rep = _rec(raw_copy(generated_walk, names=names))
     assert rep.ok and rep.method == "structure"
-    assert (rep.landmarks["hip_l"], rep.landmarks["knee_l"], rep.landmarks["ankle_r"]) == ("LeftLeg", "LeftKnee", "RightFoot")
+    assert (rep.landmarks["hip_l"], rep.landmarks["knee_l"], rep.landmarks["ankle_r"]) == (
+        "LeftLeg",
+        "LeftKnee",
+        "RightFoot",
+    )
 
 
 def test_recognition_agrees_with_the_lafan1_landmark_table(generated_walk: Motion) -> None:

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import HAS_MENAGERIE
-from rig_cases import CONVENTIONS, crab_bvh, raw_copy
 
+from conftest import HAS_MENAGERIE
 from kinemorph.cli import main
 from kinemorph.motion import Motion
 from kinemorph.motion.bvh import format_bvh
+from rig_cases import CONVENTIONS, crab_bvh, raw_copy
 
 
 def _write(tmp_path: Path, motion: Motion, name: str = "mixamo.bvh", **kw) -> Path:  # type: ignore[no-untyped-def]
@@ -84,13 +84,35 @@ def test_your_own_skeleton_recipe(tmp_path: Path, generated_walk: Motion) -> Non
     lafan = {"pelvis": "Hips", "chest": "Spine2"}
     for side in ("Left", "Right"):
         s = side[0].lower()
-        lafan.update({f"hip_{s}": f"{side}UpLeg", f"knee_{s}": f"{side}Leg", f"foot_{s}": f"{side}Foot",
-                      f"shoulder_{s}": f"{side}Arm", f"elbow_{s}": f"{side}ForeArm", f"wrist_{s}": f"{side}Hand"})
+        lafan.update(
+            {
+                f"hip_{s}": f"{side}UpLeg",
+                f"knee_{s}": f"{side}Leg",
+                f"foot_{s}": f"{side}Foot",
+                f"shoulder_{s}": f"{side}Arm",
+                f"elbow_{s}": f"{side}ForeArm",
+                f"wrist_{s}": f"{side}Hand",
+            }
+        )
     template = landmark_template(load_robot("unitree_g1"))
     mine = rename_sources(template, {k: names[v] for k, v in lafan.items()})
     mine.save(tmp_path / "mine.json")
     fitted = tmp_path / "fitted.json"
-    assert main(["calibrate", str(src), "--robot", "unitree_g1", "--mapping", str(tmp_path / "mine.json"), "-o", str(fitted)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(src),
+                "--robot",
+                "unitree_g1",
+                "--mapping",
+                str(tmp_path / "mine.json"),
+                "-o",
+                str(fitted),
+            ]
+        )
+        == 0
+    )
     a, b = tmp_path / "a.npz", tmp_path / "b.npz"
     assert main(["retarget", str(src), "--robot", "unitree_g1", "--mapping", str(fitted), "-o", str(a), "--quiet"]) == 0
     assert main(["retarget", str(src), "--robot", "unitree_g1", "-o", str(b), "--quiet"]) == 0

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import robot_or_skip
 
+from conftest import robot_or_skip
 from kinemorph.motion import Motion, load_motion
 
 # file -> (rig convention, unit, how we know the unit). The true stature is the one the file's

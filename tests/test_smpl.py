@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import robot_or_skip
-from smpl_cases import write_amass, write_body_model
 
+from conftest import robot_or_skip
 from kinemorph.errors import KinemorphError, MotionFileError
 from kinemorph.motion import load_motion
-from kinemorph.motion.smpl import JOINT_NAMES, ENV
+from kinemorph.motion.smpl import ENV, JOINT_NAMES
+from smpl_cases import write_amass, write_body_model
 
 
 @pytest.fixture()
@@ -57,14 +57,18 @@ def test_body_model_comes_from_the_environment(tmp_path: Path, models: Path, mon
 def test_amass_file_without_body_model_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV, raising=False)
     clip = write_amass(tmp_path / "d.npz")
-    with pytest.raises(MotionFileError, match=r"d\.npz: is an AMASS/SMPLH file and needs a body model.*KINEMORPH_BODY_MODELS"):
+    with pytest.raises(
+        MotionFileError, match=r"d\.npz: is an AMASS/SMPLH file and needs a body model.*KINEMORPH_BODY_MODELS"
+    ):
         load_motion(clip)
 
 
 def test_body_model_with_the_wrong_joint_count_is_refused(tmp_path: Path) -> None:
     model = write_body_model(tmp_path / "SMPL_NEUTRAL.npz", "smpl")
     clip = write_amass(tmp_path / "e.npz", "smplh")
-    with pytest.raises(MotionFileError, match=r"e\.npz: poses have 52 joints but body model .*SMPL_NEUTRAL.npz \(SMPL\) has 24"):
+    with pytest.raises(
+        MotionFileError, match=r"e\.npz: poses have 52 joints but body model .*SMPL_NEUTRAL.npz \(SMPL\) has 24"
+    ):
         load_motion(clip, body_model=model)
 
 
@@ -102,8 +106,16 @@ def test_gmr_style_smpl_mapping_is_readable_and_runs(tmp_path: Path, models: Pat
     names = {"Hips": "pelvis", "Spine2": "spine3"}
     for side in ("Left", "Right"):
         s = side.lower()
-        names.update({f"{side}UpLeg": f"{s}_hip", f"{side}Leg": f"{s}_knee", f"{side}FootMod": f"{s}_foot",
-                      f"{side}Arm": f"{s}_shoulder", f"{side}ForeArm": f"{s}_elbow", f"{side}Hand": f"{s}_wrist"})
+        names.update(
+            {
+                f"{side}UpLeg": f"{s}_hip",
+                f"{side}Leg": f"{s}_knee",
+                f"{side}FootMod": f"{s}_foot",
+                f"{side}Arm": f"{s}_shoulder",
+                f"{side}ForeArm": f"{s}_elbow",
+                f"{side}Hand": f"{s}_wrist",
+            }
+        )
     gmr_layout = rename_sources(load_mapping("unitree_g1", "lafan1"), names).to_dict()
     path = tmp_path / "smplx_to_g1.json"
     path.write_text(__import__("json").dumps(gmr_layout))

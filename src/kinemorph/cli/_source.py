@@ -14,7 +14,9 @@ def add_source_options(p: Any) -> None:
     from ..motion.rig import UP_AXES
 
     g = p.add_argument_group("reading the source")
-    g.add_argument("--unit", help="source length unit: m, cm, mm, inch, ft, cmu, or metres per unit [default: detected]")
+    g.add_argument(
+        "--unit", help="source length unit: m, cm, mm, inch, ft, cmu, or metres per unit [default: detected]"
+    )
     g.add_argument("--up", choices=UP_AXES, help="source up axis [default: detected]")
     g.add_argument("--strict", action="store_true", help="refuse a source whose size looks implausible")
     g.add_argument("--fps", type=float, help="resample the source to this frame rate first")

@@ -93,7 +93,10 @@ def by_names(tree: PosedTree) -> Chains:
             arm["shoulder"] = sh
             if sh is not None:
                 arm["clavicle"] = _nearest(tree, tree.ancestors(sh), parts, side, "clavicle")
-        for limb, chain, need in (("leg", leg, ("hip", "knee", "ankle")), ("arm", arm, ("shoulder", "elbow", "wrist"))):
+        for _limb_kind, chain, need in (
+            ("leg", leg, ("hip", "knee", "ankle")),
+            ("arm", arm, ("shoulder", "elbow", "wrist")),
+        ):
             for k in need:
                 if chain[k] is None:
                     out.missing.append(f"{word} {k}")
@@ -233,8 +236,12 @@ def by_structure(tree: PosedTree) -> Chains:
             score = -np.inf
         else:
             hp = tree.positions[:, head]
-            d_leg = np.median(np.linalg.norm(tree.positions[:, _chain(tree, legs.branches[0], reach)[-1]] - hp, axis=-1))
-            d_arm = np.median(np.linalg.norm(tree.positions[:, _chain(tree, arms.branches[0], reach)[-1]] - hp, axis=-1))
+            d_leg = np.median(
+                np.linalg.norm(tree.positions[:, _chain(tree, legs.branches[0], reach)[-1]] - hp, axis=-1)
+            )
+            d_arm = np.median(
+                np.linalg.norm(tree.positions[:, _chain(tree, arms.branches[0], reach)[-1]] - hp, axis=-1)
+            )
             score = float(d_leg - d_arm)
         if best is None or score > best[0]:
             best = (score, legs, arms, head)

@@ -15,7 +15,6 @@ from .recognise import Recognition, recognise
 from .report import RigReport
 from .tree import PosedTree
 
-
 FLOOR_TOLERANCE = 0.10
 """[m] a floor (the plane the feet return to) farther than this from z = 0 is moved there; nearer,
 the file's own ground is kept (the lowest foot joint sits a few cm above the sole)."""
@@ -58,9 +57,9 @@ def motion_from_raw(
 ) -> Motion:
     """A Motion from raw transforms, axes, unit and landmarks found by recognition.
 
-    A floor (the plane the feet return to) far from z = 0 is moved there (see FLOOR_TOLERANCE). Raises RigError when a unit the
-    user gave makes the body implausibly sized, or (strict) on any warning; a rig that is not
-    recognised still loads (family "other"), its report says what is missing.
+    A floor (the plane the feet return to) far from z = 0 is moved there (see FLOOR_TOLERANCE).
+    Raises RigError when a unit the user gave makes the body implausibly sized, or (strict) on any
+    warning; a rig that is not recognised still loads (family "other"), its report says what is missing.
     """
     from ..presets import change_frame
 

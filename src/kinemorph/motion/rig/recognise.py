@@ -19,9 +19,9 @@ import numpy as np
 from .axes import (
     ANIMAL_UNITS,
     HUMAN_STATURE,
-    STATURE_RATIOS,
     PLAUSIBLE_STATURE,
     QUADRUPED_HIP_HEIGHT,
+    STATURE_RATIOS,
     axis_name,
     floor_height,
     parse_unit,
@@ -82,7 +82,7 @@ def _found_text(tree: PosedTree, ch: Chains) -> str:
     names = tree.skeleton.names
     parts = []
     for kind, limbs in (("leg", ch.legs), ("arm", ch.arms)):
-        for i, limb in enumerate(limbs):
+        for limb in limbs:
             got = [names[j] for j in limb.values() if j is not None]
             if got:
                 parts.append(f"{kind} {'>'.join(got)}")
@@ -122,14 +122,20 @@ def recognise(
                                  "(humanoid) and four-legged rigs only"), tree)  # fmt: skip
         if not st.complete:
             missing = ch.missing if ch.missing and len(ch.missing) <= len(st.missing) + 6 else st.missing
-            return _report(_fail(source, _found_text(tree, ch), missing,
-                                 "no two legs and two arms recognised by joint names or by the tree's shape"), tree)
+            return _report(
+                _fail(
+                    source,
+                    _found_text(tree, ch),
+                    missing,
+                    "no two legs and two arms recognised by joint names or by the tree's shape",
+                ),
+                tree,
+            )
         if ch.head is not None and st.head is None:
             st.head = ch.head
         ch = st
     cands = _pelvis_candidates(tree)
     roots = [a for a in cands if not any(tree.is_ancestor(b, a) for b in cands if b != a)]
-    hips_lca = tree.lca([ch.legs[0]["hip"], ch.legs[1]["hip"]])  # type: ignore[list-item]
     if len(roots) > 1 and ch.method == "names":
         return _report(_fail(source, ", ".join(names[j] for j in roots), [],
                              f"ambiguous rig: {len(roots)} candidate pelvises "
@@ -329,7 +335,9 @@ def _finish(
     ):
         paw = _paw(tree, P, tips, group, scale, leg_id, virtual)
         legs.append((root, paw))
-    return Recognition(replace(report, landmarks=lm, legs=tuple(legs)), rot, scale, report.floor, virtual, (), tuple(legs))
+    return Recognition(
+        replace(report, landmarks=lm, legs=tuple(legs)), rot, scale, report.floor, virtual, (), tuple(legs)
+    )
 
 
 def _paw(
@@ -352,6 +360,7 @@ def _paw(
         if zt[k] < zj.min() - 1e-9:
             site = tree.skeleton.end_sites[t[k]]
             name = f"landmark:paw_{leg}"
-            virtual[name] = (names[site.parent], names[site.parent], tuple(float(x) * scale for x in site.offset))
+            off = site.offset * scale
+            virtual[name] = (names[site.parent], names[site.parent], (float(off[0]), float(off[1]), float(off[2])))
             return name
     return names[best]

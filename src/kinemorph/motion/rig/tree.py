@@ -112,7 +112,7 @@ class PosedTree:
         sk = self.skeleton
         r = np.zeros(sk.num_joints)
         tip_len = np.zeros(sk.num_joints)
-        for e, site in enumerate(sk.end_sites):
+        for site in sk.end_sites:
             tip_len[site.parent] = max(tip_len[site.parent], float(np.linalg.norm(site.offset)))
         for j in range(sk.num_joints - 1, -1, -1):
             r[j] = max(r[j], tip_len[j])
