@@ -120,3 +120,18 @@ def test_your_own_skeleton_recipe(tmp_path: Path, generated_walk: Motion) -> Non
     # by hand the foot follows the ankle joint, automatically the toe's orientation (as LAFAN1's
     # FootMod), and calibrate picks its rest frame from the segments mapped: close, not equal
     assert np.median(np.abs(ra.dof_pos - rb.dof_pos)) < 0.03
+
+
+@pytest.mark.skipif(not HAS_MENAGERIE, reason="MENAGERIE_ROOT is not set")
+def test_calibrate_writes_the_mapping_retarget_uses(tmp_path: Path, generated_walk: Motion) -> None:
+    """kinemorph calibrate with no template writes the very mapping the default retarget uses
+    (CMU names in CMU units: the landmark path)."""
+    from kinemorph.mapping.mapping import Mapping, default_mapping
+    from kinemorph.motion import load_motion
+    from kinemorph.robots import load_robot
+
+    src = _write(tmp_path, generated_walk.slice(0, 60), names=CONVENTIONS["cmu"], unit="cmu")
+    out = tmp_path / "m.json"
+    assert main(["calibrate", str(src), "--robot", "unitree_g1", "-o", str(out)]) == 0
+    auto = default_mapping(load_motion(src), load_robot("unitree_g1"))
+    assert Mapping.load(out).to_dict() == auto.to_dict()

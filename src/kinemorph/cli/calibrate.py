@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from .._files import check_writable
     from ..mapping.calibrate import calibrate
-    from ..mapping.mapping import default_mapping
+    from ..mapping.landmarks import calibrate_default
     from ..pipeline import load_job_mapping, load_job_robot
 
     check_writable(args.output, force=args.force)
@@ -32,8 +32,11 @@ def run(args: argparse.Namespace) -> int:
 
     motion = load_cli_source(args.input, "auto", args)
     robot = load_job_robot(args.robot)
-    template = load_job_mapping(args.mapping) or default_mapping(motion, robot)
-    mapping, cal = calibrate(template, motion, robot, frame=args.frame)
+    template = load_job_mapping(args.mapping)
+    if template is None:  # the default: for a recognised rig, the landmark path retarget uses
+        mapping, cal = calibrate_default(motion, robot, frame=args.frame)
+    else:
+        mapping, cal = calibrate(template, motion, robot, frame=args.frame)
     mapping.save(args.output, force=args.force)
     print(f"rest frame {cal.frame}, stature {cal.stature:.3f} m; offset residuals [deg]:")
     for body, deg in cal.snap_deg.items():

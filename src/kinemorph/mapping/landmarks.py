@@ -11,6 +11,7 @@ proportions and joint frames, so they are measured, not copied.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from ..motion.motion import Motion
 from ..motion.rig import foot_body, require_rig
 from ..robots.robot import Robot
 from .mapping import BodyTask, Mapping
+
+if TYPE_CHECKING:
+    from .calibrate import Calibration
 
 LAFAN1_LANDMARKS: dict[str, str] = {
     "Hips": "pelvis",
@@ -152,6 +156,14 @@ def landmark_mapping(motion: Motion, robot: Robot, template: Mapping | None = No
     """A mapping for a recognised humanoid rig: ``template`` (over canonical landmarks; default the
     robot's shipped one) renamed to the rig's joints, then calibrated on the rig's bind pose when
     that is a T- or A-pose (bind_pose), else on the clip's most neutral standing frame."""
+    return landmark_calibration(motion, robot, template)[0]
+
+
+def landmark_calibration(
+    motion: Motion, robot: Robot, template: Mapping | None = None, *, frame: int | None = None
+) -> tuple[Mapping, Calibration]:
+    """landmark_mapping with what calibrate measured; ``frame`` forces that clip frame as the rest
+    pose (no bind pose). The stature stored is the clip's (Motion.stature), as on the frame path."""
     from .calibrate import calibrate
 
     tpl = template if template is not None else landmark_template(robot)
@@ -162,9 +174,23 @@ def landmark_mapping(motion: Motion, robot: Robot, template: Mapping | None = No
             f"landmark mapping names {', '.join(unknown)}, which are no landmarks; valid: {', '.join(table)}"
         )
     renamed = rename_sources(tpl, table)
-    bind = bind_pose(motion)
+    bind = bind_pose(motion) if frame is None else None
     if bind is None:
-        mapping, _ = calibrate(renamed, motion, robot)
-    else:  # exact joint frames: nothing to snap away (a bone may leave its joint's axes at an angle)
-        mapping, _ = calibrate(renamed, bind, robot, snap_deg=BIND_SNAP_DEG)
-    return mapping
+        return calibrate(renamed, motion, robot, frame=frame)
+    # exact joint frames: nothing to snap away (a bone may leave its joint's axes at an angle)
+    mapping, cal = calibrate(renamed, bind, robot, snap_deg=BIND_SNAP_DEG)
+    stature = motion.stature()
+    return replace(mapping, human_height_assumption=round(stature, 4)), replace(cal, stature=stature)
+
+
+def calibrate_default(motion: Motion, robot: Robot, *, frame: int | None = None) -> tuple[Mapping, Calibration]:
+    """The robot's default mapping for this motion, calibrated on it: the shipped mapping of the
+    motion's preset (LAFAN1, dog), else the landmark path (landmark_calibration)."""
+    from ..robots.registry import KNOWN_ROBOTS, robot_info
+    from .calibrate import calibrate
+    from .mapping import default_mapping
+
+    known = robot.name in KNOWN_ROBOTS
+    if not known or motion.preset in robot_info(robot.name).mappings or motion.rig is None:
+        return calibrate(default_mapping(motion, robot), motion, robot, frame=frame)
+    return landmark_calibration(motion, robot, frame=frame)
