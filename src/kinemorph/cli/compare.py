@@ -29,6 +29,11 @@ def run(args: argparse.Namespace) -> int:
         if out is not None:
             check_writable(out, force=args.force)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    if not engines:
+        from ..errors import UnknownNameError
+        from ..retarget import ENGINES
+
+        raise UnknownNameError("engine list", args.engines, ENGINES, where="--engines (comma-separated names)")
     motion = load_source(args.input)
     robot = load_job_robot(args.robot)
     runs = compare_engines(motion, robot, engines, mapping=load_job_mapping(args.mapping))

@@ -58,6 +58,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
     from ..gait.commands import load_schedule, parse_command
     from ..gait.kinematic import GaitConfig, gait_motion
     from ..gait.robot_table import robot_gait_info
@@ -75,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     duration = args.duration
     if duration is None:
         duration = commands.end if args.schedule and commands.end > 0 else 10.0
+    if not duration > 0:
+        raise ConfigError(f"--duration must be positive, got {duration}")
     robot = load_job_robot(args.robot)
     robot_gait_info(robot)  # refuses robots that are not bipeds
     bar = None if args.quiet else ProgressBar(f"gait {style.name} -> {robot.name}")

@@ -115,6 +115,15 @@ class RobotMotion:
                 raise KinemorphError(f"RobotMotion.{name} has shape {got}, expected {shape}")
         if t == 0:
             raise KinemorphError("RobotMotion has no frames")
+        for name in ("root_pos", "root_rot", "dof_pos"):
+            bad = ~np.isfinite(getattr(self, name))
+            if bad.any():
+                frame = int(np.argwhere(bad)[0][0])
+                raise KinemorphError(f"RobotMotion.{name} has a non-finite value at frame {frame}")
+        norms = np.linalg.norm(self.root_rot, axis=1)
+        if (np.abs(norms - 1.0) > 1e-3).any():
+            f = int(np.argmax(np.abs(norms - 1.0) > 1e-3))
+            raise KinemorphError(f"RobotMotion.root_rot at frame {f} is not a unit quaternion (norm {norms[f]:.4g})")
         if not np.isfinite(self.fps) or self.fps <= 0:
             raise KinemorphError(f"RobotMotion.fps must be positive, got {self.fps}")
         if self.contacts is not None:
