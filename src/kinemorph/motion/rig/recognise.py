@@ -37,6 +37,8 @@ from .rigs import rig_family
 from .tree import PosedTree
 
 TYPICAL_STATURE = 1.7  # [m] used when no named unit fits
+QUADRUPED_BODY_RATIO = (0.3, 4.0)
+"""Plausible ratios of a quadruped's hips-to-shoulders length to its hip height."""
 
 
 @dataclass(frozen=True)
@@ -113,9 +115,7 @@ def recognise(
     ch = by_names(tree)
     if not ch.complete:
         st = by_structure(tree)
-        if st.limb_count not in (0, 4) and st.limb_count != len(st.legs) * 2:
-            pass
-        if st.limb_count > 4 or (st.limb_count == 2 and not ch.legs):
+        if st.limb_count > 4:
             legs = st.limb_count
             return _report(_fail(source, _found_text(tree, ch), ch.missing,
                                  f"the rig has {legs} paired limbs; kinemorph retargets two-legged "
@@ -208,6 +208,14 @@ def recognise(
             problem = msg + hint
         else:
             warnings.append(msg)
+    if quadruped:  # body length (hips to shoulders) against leg height: an animal's proportions
+        body = float(np.median(np.linalg.norm(trunk, axis=-1)))
+        ratio = body / max(height_raw, 1e-9)
+        if not QUADRUPED_BODY_RATIO[0] <= ratio <= QUADRUPED_BODY_RATIO[1]:
+            warnings.append(
+                f"{source}: body length {body * scale:.2f} m against hip height {height:.2f} m is no animal's "
+                f"proportion ({QUADRUPED_BODY_RATIO[0]}-{QUADRUPED_BODY_RATIO[1]}): check the up axis (--up)"
+            )
     report = RigReport(
         source=source,
         family=family,
