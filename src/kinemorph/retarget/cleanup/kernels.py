@@ -129,7 +129,9 @@ def build_frame(
     pmargin = ar.params[3]
     pmin = ar.params[4]
     first = _first_pass(moved)
-    push = ar.params[5] if first else 1.0  # later passes correct their own overshoot
+    # later passes correct their own overshoot in full, and so does the first frame (the engine's
+    # frame may start inside the floor; nothing before it to keep continuous with)
+    push = ar.params[5] if first and t > 0 else 1.0
     damp = ar.params[7]
     wl = ar.params[8]
     lift_step = ar.params[10]

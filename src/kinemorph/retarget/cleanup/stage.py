@@ -160,7 +160,8 @@ def cleanup(
     The contact schedule comes from the source ``motion`` for humanoids and from
     ``result.contacts`` when the engine gave one (the quadruped engine). The returned motion
     carries the schedule's per-body mask in ``contacts`` / ``contact_bodies`` and the
-    :class:`CleanupReport` as a dict in ``info["cleanup"]``; warnings join ``info["warning"]``.
+    :class:`CleanupReport` as a dict in ``info["cleanup"]``; its warnings join ``info["warnings"]``
+    (``result.solve_info.warnings``).
     """
     cfg = config or CleanupConfig()
     start = time.perf_counter()
@@ -280,6 +281,8 @@ def cleanup(
             report(progress, t + 1, T)
     report(progress, T, T)
     seconds = time.perf_counter() - start
+    if relaxed:
+        warnings.append(f"{relaxed} frames had conflicting constraints and were relaxed (floor/self-collision)")
     rep = CleanupReport(
         contact_points=points.count,
         planted_fraction=float(planted.mean()),
@@ -294,12 +297,11 @@ def cleanup(
         frames_per_s=T / seconds if seconds > 0 else float("inf"),
         warnings=tuple(warnings),
     )
-    if relaxed:
-        warnings.append(f"{relaxed} frames had conflicting constraints and were relaxed (floor/self-collision)")
     info = dict(result.info)
-    info["cleanup"] = asdict(rep) | {"warnings": list(warnings)}
-    if warnings:
-        info["warning"] = "; ".join([w for w in (info.get("warning"),) if w] + warnings)
+    info["cleanup"] = asdict(rep)
+    if warnings:  # read by RobotMotion.solve_info with the engine's own
+        before = info.get("warnings", ())
+        info["warnings"] = [*([before] if isinstance(before, str) else before), *warnings]
     if from_mask:
         contacts, bodies = result.contacts, result.contact_bodies
     else:
