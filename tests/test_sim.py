@@ -169,6 +169,15 @@ def test_t1_and_a1_holding_their_home_keyframes_are_feasible(name: str):
     assert np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1).max() < 0.01
 
 
+def test_a_model_loaded_from_its_file_gets_the_loaders_foot_bodies_in_its_copy(go2):
+    robot = load_robot(go2.path)  # recognised, not the registry entry: foot bodies made by the loader
+    assert "FL_foot" in robot.body_names
+    tm = build_torque_model(robot)
+    assert tm.model.nbody == robot.model.nbody  # no body lost; the floor is a geom of the world body
+    q = robot.rest_pose if robot.rest_pose is not None else robot.rest_qpos()
+    assert simulate(hold(robot, on_floor(robot, q), 1.0), robot).feasible
+
+
 def test_trunk_lifted_half_a_metre_is_infeasible(go2):
     motion = hold(go2, on_floor(go2, go2.rest_qpos()), 4.0)
     t = np.arange(motion.num_frames) / motion.fps

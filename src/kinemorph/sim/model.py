@@ -102,9 +102,31 @@ def _spec_of(robot: Robot, *, meshes: bool) -> mujoco.MjSpec:
         from ..robots.feet import add_foot_bodies
 
         add_foot_bodies(spec, info.foot_spheres, where=str(robot.path))
+    _add_loader_bodies(spec, robot)
     if not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints):
         spec.worldbody.bodies[0].add_freejoint()
     return spec
+
+
+def _add_loader_bodies(spec: mujoco.MjSpec, robot: Robot) -> None:
+    """Bodies the loader added to a model it recognised (robots/recognised.py): foot bodies made
+    from a shank's sphere (robots/feet.py, as the loader does) and geometry-free foot tips, placed
+    as in the loaded model. Anything else is left to _check_same to refuse."""
+    from ..robots.feet import add_foot_bodies
+
+    m = robot.model
+    for b in range(1, m.nbody):
+        name = m.body(b).name
+        if spec.body(name) is not None:
+            continue
+        parent = m.body(int(m.body_parentid[b])).name
+        geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]
+        if spec.body(parent) is None:
+            return
+        if len(geoms) == 1 and m.geom_type[geoms[0]] == mujoco.mjtGeom.mjGEOM_SPHERE:
+            add_foot_bodies(spec, {name: parent}, where=str(robot.path))
+        elif not geoms:
+            spec.body(parent).add_body(name=name, pos=m.body_pos[b].copy(), quat=m.body_quat[b].copy())
 
 
 def build_torque_model(
@@ -189,10 +211,14 @@ def _check_same(robot: Robot, model: mujoco.MjModel, where: str) -> None:
     """The copy must have the robot's coordinates and inertias (else the spec was rebuilt wrongly)."""
     ref = robot.model
     names = tuple(model.joint(j).name for j in range(model.njnt) if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE)
-    same = model.nq == ref.nq and model.nv == ref.nv and names == robot.dof_names and model.nbody == ref.nbody
-    if same:
-        same = bool(np.allclose(model.body_mass, ref.body_mass) and np.allclose(model.body_inertia, ref.body_inertia))
-    if not same:
+    if names != robot.dof_names or model.nq != ref.nq or model.nv != ref.nv:
+        raise RobotLoadError(f"{where}: the simulation copy has other joints than the loaded model")
+    bodies = {model.body(b).name for b in range(model.nbody)}
+    extra = sorted({ref.body(b).name for b in range(ref.nbody)} - bodies)
+    if extra:
         raise RobotLoadError(
-            f"{where}: the simulation copy does not match the loaded model (joints or inertias differ)"
+            f"{where}: the loader added bodies {extra} that the simulation copy, rebuilt from the file, "
+            f"lacks; simulate a registered robot ({', '.join(KNOWN_ROBOTS)}) or a model the loader keeps as it is"
         )
+    if not (np.allclose(model.body_mass, ref.body_mass) and np.allclose(model.body_inertia, ref.body_inertia)):
+        raise RobotLoadError(f"{where}: the simulation copy's masses or inertias differ from the loaded model's")
