@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,11 +35,28 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     return p
 
 
+STALE_SECONDS = 3600.0
+"""A temporary file of ours older than this is a leftover of a killed write [s]."""
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove leftovers of killed writes of ``path`` (``.NAME.XXXXXXXX.tmp`` beside it, older
+    than STALE_SECONDS, so that a write in progress elsewhere is left alone)."""
+    now = time.time()
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        try:
+            if now - tmp.stat().st_mtime > STALE_SECONDS:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
 @contextmanager
 def atomic_path(path: str | Path, *, force: bool = False) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto ``path`` on success,
     remove it on failure, so that a failed write leaves nothing behind."""
     p = check_writable(path, force=force)
+    remove_stale_temporaries(p)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as exc:

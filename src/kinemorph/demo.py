@@ -56,18 +56,24 @@ def run_demo(
     no_gif = gif_reason()
     if no_gif is None:
         paths["gif"] = out / f"{DEMO_NAME}_{robot.name}.gif"
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    for p in paths.values():
-        check_writable(p, force=force)
-    outputs = Outputs(
-        tuple(paths[ext] for ext in ("npz", "pkl", "csv", "json")),
-        report=paths["report"],
-        plot=paths["plot"],
-        force=force,
-    )
-    bar = None if quiet else ProgressBar(f"retarget {paths['source'].name} -> {robot.name}")
-    done = run_job(RetargetJob(motion, robot, outputs=outputs), progress=bar)
-    save_bvh(motion, paths["source"], force=force)  # after the job: a refused robot leaves nothing behind
+    try:
+        for p in paths.values():
+            check_writable(p, force=force)
+        outputs = Outputs(
+            tuple(paths[ext] for ext in ("npz", "pkl", "csv", "json")),
+            report=paths["report"],
+            plot=paths["plot"],
+            force=force,
+        )
+        bar = None if quiet else ProgressBar(f"retarget {paths['source'].name} -> {robot.name}")
+        done = run_job(RetargetJob(motion, robot, outputs=outputs), progress=bar)
+    except BaseException:
+        if created and not any(out.iterdir()):
+            out.rmdir()  # a refused demo leaves nothing behind
+        raise
+    save_bvh(motion, paths["source"], force=force)
     result, report = done.result, done.report
     assert report is not None
     if no_gif is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from ..errors import KinemorphError
 EXIT_INTERNAL_ERROR = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 COMMANDS = (
     "retarget",
@@ -67,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command runs are printed after it, as "kinemorph: warning:" lines, and only when it succeeds."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _terminate_cleanly()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         try:
@@ -77,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("kinemorph: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
+        except _Terminated:
+            print("kinemorph: terminated", file=sys.stderr)
+            return EXIT_TERMINATED
         except BrokenPipeError:
             _silence_stdout()
             return 0
@@ -99,6 +105,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     for w in caught:
         print(f"kinemorph: warning: {_one_line(str(w.message))}", file=sys.stderr)
     return code
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every atomic write in progress removes its
+    temporary file on the way out (their ``finally`` blocks run)."""
+
+
+def _terminate_cleanly() -> None:
+    def handler(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (e.g. called from a test runner's worker thread)
+        pass
 
 
 def _silence_stdout() -> None:
