@@ -104,6 +104,9 @@ def rig_table(motion: Motion) -> dict[str, str]:
     table = dict(rep.landmarks)
     for side in "lr":
         body = foot_body(side)
+        ankle_toe = (table[f"ankle_{side}"], table.get(f"toe_{side}"))
+        if body not in motion.body_names:  # a preset's own virtual foot (LAFAN1's LeftFootMod)
+            body = next((v for v, d in motion.virtual.items() if tuple(d[:2]) == ankle_toe), body)
         table[f"foot_{side}"] = body if body in motion.body_names else table[f"ankle_{side}"]
     return table
 

@@ -329,9 +329,14 @@ def _shipped(robot: str, preset: str) -> Mapping:
 
 def default_mapping(motion: Motion, robot: Robot) -> Mapping:
     """The shipped mapping for a known robot and the motion's preset; for any other recognised
-    humanoid rig, the shipped mapping over landmarks calibrated on that rig (mapping/landmarks.py)."""
+    humanoid rig, the shipped mapping over landmarks calibrated on that rig (mapping/landmarks.py);
+    for a humanoid robot not in the registry, the automatic mapping (mapping/auto.py)."""
     from ..robots.registry import KNOWN_ROBOTS, robot_info
 
+    if getattr(robot, "recognition", None) is not None and robot.family == "humanoid":
+        from .auto import auto_mapping  # a robot kinemorph has never seen (mapping/auto.py)
+
+        return auto_mapping(motion, robot)
     if robot.name not in KNOWN_ROBOTS:
         raise UnknownNameError(
             "robot with a shipped mapping",

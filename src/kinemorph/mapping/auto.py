@@ -1,0 +1,109 @@
+"""The automatic mapping of a humanoid robot kinemorph has never seen.
+
+Robot recognition (kinemorph.robots.recognise) names the robot's pelvis, hips, knees, feet,
+torso, shoulders, elbows and wrists; this module writes GMR's two-stage task tables over those
+bodies and the canonical human landmarks (mapping/landmarks.py), with the weights every shipped
+humanoid mapping uses, and mapping/landmarks.landmark_mapping renames it to the source rig's
+joints and calibrates scales and rotation offsets on the two rest poses (mapping/calibrate.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import MappingError
+from ..motion.motion import Motion
+from ..robots.robot import Robot
+from .mapping import BodyTask, Mapping
+
+
+@dataclass(frozen=True)
+class TaskWeights:
+    """Position and rotation weights of one landmark's task in each stage.
+
+    Attributes:
+        stage1: (position [1/m], rotation [1/rad]) in the first stage (orientations first).
+        stage2: (position, rotation) in the second stage.
+    """
+
+    stage1: tuple[float, float]
+    stage2: tuple[float, float]
+
+
+WEIGHTS: dict[str, TaskWeights] = {
+    "pelvis": TaskWeights((0.0, 10.0), (100.0, 5.0)),
+    "hip": TaskWeights((0.0, 10.0), (10.0, 5.0)),
+    "knee": TaskWeights((0.0, 10.0), (10.0, 5.0)),
+    "foot": TaskWeights((50.0, 10.0), (50.0, 10.0)),
+    "chest": TaskWeights((0.0, 100.0), (0.0, 10.0)),
+    "shoulder": TaskWeights((0.0, 100.0), (5.0, 100.0)),
+    "elbow": TaskWeights((0.0, 10.0), (10.0, 5.0)),
+    "wrist": TaskWeights((0.0, 10.0), (10.0, 5.0)),
+}
+"""Weights per landmark kind: those of the shipped G1, H1 and T1 mappings (GMR's tables)."""
+
+
+def robot_parts(robot: Robot) -> list[tuple[str, str]]:
+    """(canonical landmark, robot body) pairs the automatic mapping drives, from the robot's
+    recognition (run on the loaded model when the robot came from the registry)."""
+    rec = robot.recognition
+    if rec is None:
+        from ..robots.recognise import recognise_model
+
+        rec = recognise_model(robot.model, where=str(robot.path))
+    if rec.family != "humanoid":
+        raise MappingError(
+            f"robot {robot.name} is a {rec.family}: automatic landmark mappings are for humanoids "
+            "(quadrupeds use the quadruped engine's natural mode)"
+        )
+    parts = [("pelvis", rec.pelvis)]
+    for leg in rec.legs:
+        parts += [(f"hip_{leg.side}", leg.hip), (f"knee_{leg.side}", leg.knee), (f"foot_{leg.side}", leg.foot)]
+    if rec.torso:
+        parts.append(("chest", rec.torso))
+    for arm in rec.arms:
+        parts += [(f"shoulder_{arm.side}", arm.shoulder), (f"elbow_{arm.side}", arm.elbow)]
+        if arm.wrist:
+            parts.append((f"wrist_{arm.side}", arm.wrist))
+    seen: set[str] = set()
+    out = []
+    for mark, body in parts:  # one task per robot body (a torso that is the pelvis drives it once)
+        if body not in seen:
+            seen.add(body)
+            out.append((mark, body))
+    return out
+
+
+def auto_template(robot: Robot) -> Mapping:
+    """GMR's two-stage tables over canonical landmarks for a recognised humanoid robot (scales 1,
+    no offsets: calibrate measures them)."""
+    parts = robot_parts(robot)
+
+    def stage(k: int) -> tuple[BodyTask, ...]:
+        out = []
+        for mark, body in parts:
+            w = WEIGHTS[mark.rsplit("_", 1)[0] if mark[-2:] in ("_l", "_r") else mark]
+            pw, rw = w.stage1 if k == 1 else w.stage2
+            out.append(BodyTask(body, mark, pw, rw))
+        return tuple(out)
+
+    root = robot.root_body
+    return Mapping(
+        robot_root=root, source_root="pelvis", scales={mark: 1.0 for mark, _ in parts}, stage1=stage(1),
+        stage2=stage(2), robot=robot.name, where=f"automatic mapping of {robot.path}",
+    )  # fmt: skip
+
+
+def auto_mapping(motion: Motion, robot: Robot) -> Mapping:
+    """The automatic mapping for a humanoid motion with a recognised rig onto any humanoid robot."""
+    from dataclasses import replace
+
+    from .landmarks import landmark_mapping
+
+    if motion.rig is None:
+        raise MappingError(
+            f"{motion.source}: an automatic mapping needs the source's landmarks (rig recognition), "
+            f"which preset {motion.preset} does not give; pass a mapping (--mapping FILE)"
+        )
+    mapping = landmark_mapping(motion, robot, auto_template(robot))
+    return replace(mapping, robot=robot.name, where=f"automatic mapping of {robot.path}")
