@@ -54,7 +54,7 @@ def engine_config(
     if unknown:
         raise ConfigError(f"engine {engine.name} has no option {unknown[0]!r}; valid: {', '.join(sorted(names))}")
     try:
-        return dataclasses.replace(base, **overrides)
+        return dataclasses.replace(base, **overrides)  # type: ignore[type-var]
     except (TypeError, ValueError) as exc:
         if isinstance(exc, KinemorphError):
             raise
@@ -227,7 +227,7 @@ def job_cleanup(job: RetargetJob) -> Any:
     base = job.cleanup_config or CleanupConfig()
     overrides = {k: v for k, v in job.options.items() if k in cleanup_fields()}
     try:
-        return dataclasses.replace(base, **overrides)
+        return dataclasses.replace(base, **overrides)  # type: ignore[type-var]
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"cleanup: {exc}") from None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,7 +78,7 @@ class StageTasks:
             raise ConfigError("StageTasks: task weights must be >= 0")
 
     @classmethod
-    def of(cls, tasks: Sequence[tuple[int, float, float]]) -> StageTasks:
+    def of(cls, tasks: Iterable[tuple[int, float, float]]) -> StageTasks:
         """From (body index, position weight, rotation weight) per task."""
         rows = list(tasks)
         return cls(
