@@ -11,6 +11,7 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -40,10 +41,10 @@ class IkSettings:
 
     def __post_init__(self) -> None:
         for name in ("damping", "lm_damping", "tolerance", "posture_weight"):
-            v = getattr(self, name)
+            v: Any = getattr(self, name)
             if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v >= 0):
                 raise ConfigError(f"{name} must be a finite number >= 0, got {v}")
-        n = self.max_extra_iterations
+        n: Any = self.max_extra_iterations
         if isinstance(n, bool) or not (isinstance(n, numbers.Integral) and 0 <= n <= 1000):
             raise ConfigError(
                 f"max_extra_iterations must be a whole number in [0, 1000], got {self.max_extra_iterations}"
