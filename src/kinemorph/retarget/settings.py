@@ -42,10 +42,10 @@ class IkSettings:
     def __post_init__(self) -> None:
         for name in ("damping", "lm_damping", "tolerance", "posture_weight"):
             v: Any = getattr(self, name)
-            if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v >= 0):
+            if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v >= 0):  # type: ignore[operator]
                 raise ConfigError(f"{name} must be a finite number >= 0, got {v}")
         n: Any = self.max_extra_iterations
-        if isinstance(n, bool) or not (isinstance(n, numbers.Integral) and 0 <= n <= 1000):
+        if isinstance(n, bool) or not (isinstance(n, numbers.Integral) and 0 <= n <= 1000):  # type: ignore[operator]
             raise ConfigError(
                 f"max_extra_iterations must be a whole number in [0, 1000], got {self.max_extra_iterations}"
             )
