@@ -47,6 +47,7 @@ class GaitPage:
         self.robot_dd = gui.add_dropdown("Gait robot", ed.robots(), initial_value=ed.robot_name)
         self.style_dd = gui.add_dropdown("Style", ed.styles(), initial_value=ed.style.name)
         self.style_upload = gui.add_upload_button("Upload style JSON", mime_type=".json")
+        app.watch_upload(self.style_upload, self.notice)
         self.sample_dd = gui.add_dropdown("Sample", ed.samples(), initial_value=ed.sample)
         self.mode = gui.add_button_group("Mode", ("Edit", "Test"))
         self.limits_md = gui.add_markdown("")

@@ -38,7 +38,8 @@ class SetupPage(SetupHandlers):
             self.robot_buttons: dict[str, Any] = {}
             for c in self.state.robot_choices():
                 self._add_robot_button(gui, c.key)
-            self.robot_upload = gui.add_upload_button("Upload MJCF/URDF", mime_type=".xml,.urdf")
+            self.robot_upload = gui.add_upload_button("Upload robot (MJCF/URDF, or .zip with meshes)", mime_type=".xml,.urdf,.zip")
+            app.watch_upload(self.robot_upload, self.notice)
         with gui.add_folder("Mapping", expand_by_default=False):
             self.stage_bg = gui.add_button_group("Stage", ("1", "2"))
             self.task_dd = gui.add_dropdown("Robot body", ["(none)"])
@@ -61,6 +62,7 @@ class SetupPage(SetupHandlers):
             self.scales_md = gui.add_markdown("")
         with gui.add_folder("Import / export"):
             self.import_b = gui.add_upload_button("Import mapping JSON", mime_type=".json")
+            app.watch_upload(self.import_b, self.notice)
             self.export_b = gui.add_button("Export mapping JSON")
         self.solver_folder = gui.add_folder("Solver parameters", expand_by_default=False)
         self.form: dict[str, Any] = {}
@@ -85,12 +87,15 @@ class SetupPage(SetupHandlers):
         @self.robot_upload.on_upload
         def _(_: Any) -> None:
             f = self.robot_upload.value
-            guarded(self.notice, lambda: self.state.upload_robot(f.name, f.content))
+            robot = guarded(self.notice, lambda: self.state.upload_robot(f.name, f.content))
             for c in self.state.robot_choices():
                 if c.key not in self.robot_buttons:
                     with self.robot_folder:
                         self._add_robot_button(self.app.server.gui, c.key)
             self.refresh()
+            if robot is not None:
+                key = self.state.robot_key
+                self.notice.info(self.state.notes.get(key) or f"{key}: {len(robot.dof_names)} joints, loaded with its meshes")
 
         @self.stage_bg.on_click
         def _(_: Any) -> None:
@@ -143,8 +148,11 @@ class SetupPage(SetupHandlers):
         @self.import_b.on_upload
         def _(_: Any) -> None:
             f = self.import_b.value
-            guarded(self.notice, lambda: self.import_mapping(f.name, f.content))
+            mapping = guarded(self.notice, lambda: self.import_mapping(f.name, f.content))
             self.refresh()
+            if mapping is not None:
+                n1, n2 = len(mapping.stage1), len(mapping.stage2)
+                self.notice.info(f"imported {f.name}: {n1} + {n2} tasks, now in use (Preview: retarget again)")
 
         @self.export_b.on_click
         def _(event: Any) -> None:

@@ -9,6 +9,7 @@ advances the active page's playback.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Sequence
@@ -25,26 +26,11 @@ from .page_setup import SetupPage
 from .scene import RobotView, add_floor
 from .sources import MAX_UPLOAD_BYTES, Sources
 from .state import AppState
+from .upload_gate import UploadGate
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 TICK_S = 1.0 / 30.0
-
-
-def limit_uploads(server: Any, max_bytes: int) -> None:
-    """Refuse an upload as soon as its declared size is over the limit, before its parts are
-    buffered. viser has no public hook for this: the handler is registered on its websocket
-    interface and drops the transfer's state (parts of an unknown transfer are ignored). The
-    pages check the received size again."""
-    from viser import _messages
-
-    gui = server.gui
-
-    def gate(client_id: Any, message: Any) -> None:
-        if message.size_bytes > max_bytes:
-            gui._current_file_upload_states.pop(message.transfer_uuid, None)
-
-    server.scene._websock_interface.register_handler(_messages.FileTransferStartUpload, gate)
 
 
 class App:
@@ -53,6 +39,7 @@ class App:
     def __init__(self, server: Any, state: AppState, gait: GaitEditor | None = None) -> None:
         self.server = server
         self.state = state
+        self.uploads = UploadGate(server, state.sources.max_upload_bytes).install()
         self.motion_page = MotionPage(state)
         self.setup_page = SetupPage(state)
         self.preview_page = PreviewPage(state)
@@ -64,6 +51,7 @@ class App:
         self.views: dict[str, RobotView] = {}
         self.roots: dict[str, Any] = {}
         self._stop = threading.Event()
+        self._previous_sigterm: Any = None
         self._lock = threading.RLock()
 
     # -- scene ---------------------------------------------------------------------------------------
@@ -93,6 +81,10 @@ class App:
         for client in self.server.get_clients().values():
             client.camera.position = t + size * np.array([2.0, -2.0, 0.8])
             client.camera.look_at = t
+
+    def watch_upload(self, button: Any, notice: Any) -> None:
+        """Show in ``notice`` when an upload of ``button`` is refused for its size."""
+        self.uploads.watch(button, notice.error)
 
     def motion_frame(self) -> int:
         return self.motion_page.playback.frame
@@ -151,9 +143,27 @@ class App:
         return thread
 
     def stop(self) -> None:
+        """Stop the clock and the server and delete the uploads folder (idempotent)."""
+        if self._stop.is_set():
+            return
         self._stop.set()
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+            self._previous_sigterm = None
         self.server.stop()
         self.state.sources.close()
+
+    def stop_on_sigterm(self) -> None:
+        """On SIGTERM, stop (which deletes the temporary upload folder) and exit with 143. Only
+        from the main thread (where Python runs signal handlers); stop() puts the old handler back."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            self.stop()
+            raise SystemExit(128 + signum)
+
+        self._previous_sigterm = signal.signal(signal.SIGTERM, handler)
 
 
 def start_app(
@@ -169,8 +179,8 @@ def start_app(
 
     sources = Sources(max_upload_bytes=max_upload_bytes, robot_models=tuple(Path(p) for p in robot_models))
     server = viser.ViserServer(host=host, port=port, label="kinemorph", verbose=verbose)
-    limit_uploads(server, max_upload_bytes)
     app = App(server, AppState(sources=sources))
     app.build()
     app.run_clock()
+    app.stop_on_sigterm()
     return app

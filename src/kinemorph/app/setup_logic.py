@@ -108,8 +108,11 @@ class SetupHandlers:
 
     def set_config(self, values: dict[str, Any]) -> Any:
         name = self.state.engine_name()
-        self.state.configs[name] = apply_values(self.state.configs[name], values)
-        return self.state.configs[name]
+        config = apply_values(self.state.configs[name], values)
+        if config != self.state.configs[name]:
+            self.state.configs[name] = config
+            self.state.invalidate("the solver parameters changed")
+        return config
 
     def links(self, frame: int | None = None) -> dict[str, np.ndarray]:
         """The mapping at a frame: every task's target [m] (K, 3), its stage (K,), the robot body it

@@ -23,7 +23,8 @@ from ..retarget import ENGINES, resolve_engine
 from ..robots import KNOWN_ROBOTS, Robot, load_robot
 from ..robots.robot import families_match
 from ..robots.robot_motion import RobotMotion
-from .sources import MOTION_SUFFIXES, ROBOT_SUFFIXES, Sources
+from .sources import MOTION_SUFFIXES, Sources
+from .upload_checks import UploadError, check_npz
 
 ENGINE_CHOICES = ("auto", *ENGINES)
 
@@ -52,7 +53,12 @@ class AppState:
         configs: the config of each engine (defaults until edited).
         mapping: an edited or imported mapping; None means the robot's shipped default.
         result, report: the last retarget and its quality report.
+        stale: why the last result was dropped ("" while it is current, or before any).
+        generation: counts the changes that make a result stale (a retarget started before one
+            is not kept).
         listeners: called with the state after a motion or robot change.
+        invalidated: called with the reason when a change drops the result.
+        notes: what the app says about an uploaded robot, by key (e.g. loaded without meshes).
     """
 
     sources: Sources = field(default_factory=Sources)
@@ -65,7 +71,11 @@ class AppState:
     mapping: Mapping | None = None
     result: RobotMotion | None = None
     report: QualityReport | None = None
+    stale: str = ""
+    generation: int = 0
     listeners: list[Callable[[AppState], None]] = field(default_factory=list)
+    invalidated: list[Callable[[str], None]] = field(default_factory=list)
+    notes: dict[str, str] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
     _robots: dict[tuple[str, bool], Robot] = field(default_factory=dict)
 
@@ -81,19 +91,23 @@ class AppState:
             else:
                 bvh, motion = None, load_motion(path)
             self.motion, self.motion_key, self.bvh = motion, key, bvh
-            self.result = self.report = None
             self.align_robot()
+            self.invalidate(f"the clip changed to {key}")
         self._notify()
         return motion
 
     def upload_motion(self, name: str, content: bytes) -> Motion:
-        """Store an uploaded clip and open it; a file that does not parse is deleted, the error raised."""
-        key, _ = self.sources.store(name, content, MOTION_SUFFIXES)
+        """Store an uploaded clip and open it. A .npz is checked from its headers first (it may
+        not unpack past ``sources.unpack_limit``); a file that does not parse, for whatever
+        reason, is deleted (not selectable) and the error raised as a KinemorphError."""
+        key, path = self.sources.store(name, content, MOTION_SUFFIXES)
         try:
+            if path.suffix.lower() == ".npz":
+                check_npz(path, name, self.sources.unpack_limit)
             return self.open_motion(key)
-        except KinemorphError:
+        except BaseException as exc:
             self.sources.discard(key)
-            raise
+            raise _as_upload_error(name, exc) from None
 
     # -- robot -------------------------------------------------------------------------------------
     def family_of(self, key: str) -> str:
@@ -113,7 +127,11 @@ class AppState:
         return self.load(self.robot_key, meshes=meshes)
 
     def load(self, key: str, *, meshes: bool = False) -> Robot:
+        """A robot by key, loaded once. An uploaded model whose mesh files were not uploaded
+        loads without meshes even when they are asked for (``notes`` says so)."""
         with self.lock:
+            if key in self.notes and meshes:
+                meshes = False
             if (key, meshes) not in self._robots:
                 target: str | Path = key if key in KNOWN_ROBOTS else self.sources.path(key, "model")
                 self._robots[(key, meshes)] = load_robot(target, meshes=meshes)
@@ -128,20 +146,34 @@ class AppState:
             robot = self.load(key)
             if self.motion is not None:
                 robot.check_motion(self.motion)
+            changed = key != self.robot_key
             self.robot_key, self.mapping = key, None
-            self.result = self.report = None
+            if changed:
+                self.invalidate(f"the robot changed to {key}")
         self._notify()
         return robot
 
     def upload_robot(self, name: str, content: bytes) -> Robot:
-        """Store an uploaded, self-contained MJCF or URDF file and choose it."""
-        key, _ = self.sources.store(name, content, ROBOT_SUFFIXES)
+        """Store an uploaded robot (an MJCF or URDF file, or a .zip of its folder with meshes)
+        and choose it. Files it names must lie inside its upload; when its mesh files are not
+        there it loads without meshes and ``notes[key]`` says so. A model that does not load is
+        deleted again."""
+        key, files = self.sources.store_robot(name, content)
+        self.notes.pop(key, None)
+        self._robots = {k: r for k, r in self._robots.items() if k[0] != key}
+        if files.missing:
+            shown = ", ".join(files.missing[:3]) + (f" and {len(files.missing) - 3} more" if len(files.missing) > 3 else "")
+            self.notes[key] = (
+                f"{key} is shown without its meshes ({shown} not uploaded): upload a .zip of the model "
+                "folder with its mesh files to see them"
+            )
         try:
             self.load(key)
-        except KinemorphError:
+            return self.select_robot(key)
+        except BaseException as exc:
             self.sources.discard(key)
-            raise
-        return self.select_robot(key)
+            self.notes.pop(key, None)
+            raise _as_upload_error(name, exc) from None
 
     def align_robot(self) -> None:
         """When the open clip's family differs from the robot's, switch to the first registry robot
@@ -172,7 +204,7 @@ class AppState:
         mapping.check(self.need_motion(), self.robot())
         with self.lock:
             self.mapping = mapping
-            self.result = self.report = None
+            self.invalidate("the mapping changed")
 
     def engine_name(self) -> str:
         """The engine "auto" resolves to for the open clip."""
@@ -181,7 +213,21 @@ class AppState:
     def set_engine(self, name: str) -> None:
         if name not in ENGINE_CHOICES:
             raise UnknownNameError("engine", name, ENGINE_CHOICES)
-        self.engine = name
+        if name != self.engine:
+            self.engine = name
+            self.invalidate(f"the engine changed to {name}")
+
+    def invalidate(self, reason: str) -> None:
+        """Drop the last result (it no longer matches the setup) and tell the pages why."""
+        with self.lock:
+            self.generation += 1
+            had = self.result is not None
+            self.result = self.report = None
+            if had:
+                self.stale = reason
+        if had:
+            for cb in list(self.invalidated):
+                cb(reason)
 
     def config(self) -> Any:
         return self.configs[self.engine_name()]
@@ -189,15 +235,28 @@ class AppState:
     # -- retarget ----------------------------------------------------------------------------------
     def run_retarget(self, progress: Progress | None = None) -> tuple[RobotMotion, QualityReport]:
         """Retarget the open clip with the current settings and evaluate it (the library's job)."""
-        motion, robot = self.need_motion(), self.robot()
-        job = RetargetJob(motion, robot, self.mapping, engine=self.engine_name(), config=self.config())
+        with self.lock:
+            motion, robot, generation = self.need_motion(), self.robot(), self.generation
+            job = RetargetJob(motion, robot, self.mapping, engine=self.engine_name(), config=self.config())
         done = run_job(job, progress=progress)
         result, report = done.result, done.report
         assert report is not None
         with self.lock:
-            self.result, self.report = result, report
+            if generation != self.generation:
+                raise KinemorphError("the setup changed while retargeting (clip, robot, mapping or engine): retarget again")
+            self.result, self.report, self.stale = result, report, ""
         return result, report
 
     def _notify(self) -> None:
         for cb in list(self.listeners):
             cb(self)
+
+
+def _as_upload_error(name: str, exc: BaseException) -> BaseException:
+    """A KinemorphError as it is; anything else a reader raised on an upload (MemoryError,
+    TypeError, ...) as an UploadError the page can show. Interrupts pass through."""
+    if isinstance(exc, KinemorphError) or not isinstance(exc, Exception | MemoryError):
+        return exc
+    if isinstance(exc, MemoryError):
+        return UploadError(f"{name}: too large to read into memory")
+    return UploadError(f"{name}: cannot be read ({type(exc).__name__}: {exc})")
