@@ -128,6 +128,22 @@ def test_contact_qp_explains_a_feasible_demand_exactly():
     assert pull.residual[2] == pytest.approx(-5.0, abs=1e-6)  # the floor cannot pull
 
 
+def test_a_mesh_sole_gives_its_four_lowest_corners():
+    from kinemorph.sim.contacts import lowest_points
+
+    verts = " ".join(f"{x} {y} {z}" for x in (-0.1, 0.1) for y in (-0.04, 0.04) for z in (-0.02, 0.02))
+    model = mujoco.MjModel.from_xml_string(
+        f"<mujoco><asset><mesh name='sole' vertex='{verts}'/></asset><worldbody>"
+        "<body pos='0.3 0 0.5' euler='0 0 30'><geom type='mesh' mesh='sole'/></body></worldbody></mujoco>"
+    )
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    pts, owner = lowest_points(model, data, np.array([0]))
+    assert pts.shape == (4, 3) and (owner == 0).all()
+    assert np.allclose(pts[:, 2], 0.48)
+    assert np.allclose(pts[:, :2].mean(axis=0), [0.3, 0.0])
+
+
 def test_standing_needs_no_residual_and_fits_the_motors(g1):
     dyn = inverse_dynamics(build_torque_model(g1), hold(g1, g1.rest_qpos(), 0.5))
     assert dyn.residual_force_fraction.max() < 0.01

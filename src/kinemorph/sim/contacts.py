@@ -1,7 +1,8 @@
 """Candidate floor-contact points of a robot's collision geometry, and the friction-pyramid QP.
 
 For each primitive collision geom the lowest point is the candidate (a box gives its 8 corners,
-so that a flat sole gets a support polygon). A candidate is a contact point in a frame when it is
+so that a flat sole gets a support polygon; a mesh gives up to four extreme points of its lowest
+vertices). A candidate is a contact point in a frame when it is
 within ``height_tol`` of the floor (z = 0); when the motion carries a contact mask, only geoms of
 planted bodies count, with the looser ``mask_height_tol`` (a planted foot of a retargeted motion
 may hover a little).
@@ -21,6 +22,8 @@ _CAPSULE = int(mujoco.mjtGeom.mjGEOM_CAPSULE)
 _BOX = int(mujoco.mjtGeom.mjGEOM_BOX)
 _CYLINDER = int(mujoco.mjtGeom.mjGEOM_CYLINDER)
 _ELLIPSOID = int(mujoco.mjtGeom.mjGEOM_ELLIPSOID)
+_MESH = int(mujoco.mjtGeom.mjGEOM_MESH)
+_SOLE_BAND = 0.005  # mesh vertices this close to the mesh's lowest one form its sole [m]
 _CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
 
 
@@ -54,6 +57,8 @@ def lowest_points(model: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray)
             p = [end + (radial / n * s[0] if n > 1e-9 else 0.0)]
         elif t == _BOX:
             p = list(c + (_CORNERS * s) @ R.T)
+        elif t == _MESH:
+            p = _mesh_sole(model, g, c, R)
         else:
             continue
         pts.extend(p)
@@ -61,6 +66,16 @@ def lowest_points(model: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray)
     if not pts:
         return np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
     return np.asarray(pts), np.asarray(owner, dtype=np.int64)
+
+
+def _mesh_sole(model: mujoco.MjModel, g: int, c: np.ndarray, R: np.ndarray) -> list[np.ndarray]:
+    """Up to four extreme points (along world x and y) of a mesh's lowest vertices: a sole."""
+    mid = int(model.geom_dataid[g])
+    start, num = int(model.mesh_vertadr[mid]), int(model.mesh_vertnum[mid])
+    world = c + model.mesh_vert[start : start + num].astype(np.float64) @ R.T
+    low = world[world[:, 2] <= world[:, 2].min() + _SOLE_BAND]
+    picks = {int(np.argmin(low[:, 0])), int(np.argmax(low[:, 0])), int(np.argmin(low[:, 1])), int(np.argmax(low[:, 1]))}
+    return [low[i] for i in sorted(picks)]
 
 
 @dataclass(frozen=True)

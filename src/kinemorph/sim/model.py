@@ -25,12 +25,14 @@ from ..robots.registry import KNOWN_ROBOTS
 from ..robots.robot import Robot
 
 FLOOR = "kinemorph_floor"
+_MESH = int(mujoco.mjtGeom.mjGEOM_MESH)
 _PRIMITIVES = (
     int(mujoco.mjtGeom.mjGEOM_SPHERE),
     int(mujoco.mjtGeom.mjGEOM_CAPSULE),
     int(mujoco.mjtGeom.mjGEOM_BOX),
     int(mujoco.mjtGeom.mjGEOM_CYLINDER),
     int(mujoco.mjtGeom.mjGEOM_ELLIPSOID),
+    int(mujoco.mjtGeom.mjGEOM_MESH),
 )
 
 
@@ -44,7 +46,7 @@ class TorqueModel:
         act_dof: velocity index (qvel address) driven by each actuator. Shape: (nu,).
         torque_limit: |torque| bound per actuator [N m or N]; inf when unlimited. Shape: (nu,).
         floor_geom: geom id of the floor plane.
-        collision_geoms: primitive geoms of the robot that collide with the floor. Shape: (G,).
+        collision_geoms: geoms of the robot that collide with the floor. Shape: (G,).
         friction: floor friction coefficient used by MuJoCo and by the contact QP.
         mass: total mass [kg].
     """
@@ -91,12 +93,19 @@ def _spec_of(robot: Robot, *, meshes: bool) -> mujoco.MjSpec:
         spec = mujoco.MjSpec.from_file(str(robot.path))
     except Exception as exc:  # MuJoCo raises plain ValueError for unreadable files
         raise RobotLoadError(f"{robot.path}: cannot rebuild the model for simulation: {exc}") from None
-    if not meshes:
+    if not meshes:  # drop mesh geoms, except where the loaded model kept them (mesh soles)
+        ref = robot.model
+        kept = {ref.body(int(ref.geom_bodyid[g])).name for g in range(ref.ngeom) if ref.geom_type[g] == _MESH}
+        used: set[str] = set()
         for g in list(spec.geoms):
             if g.type == mujoco.mjtGeom.mjGEOM_MESH:
-                spec.delete(g)
+                if g.parent.name in kept and (g.contype or g.conaffinity):
+                    used.add(g.meshname)
+                else:
+                    spec.delete(g)
         for m in list(spec.meshes):
-            spec.delete(m)
+            if m.name not in used:
+                spec.delete(m)
     info = KNOWN_ROBOTS.get(robot.name)
     if info is not None and info.foot_spheres:
         from ..robots.feet import add_foot_bodies
