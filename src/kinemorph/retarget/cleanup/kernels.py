@@ -80,6 +80,7 @@ class Arrays(NamedTuple):
     ref: np.ndarray  # (nv,)
     err: np.ndarray  # (nv,)
     qtmp: np.ndarray  # (nq,)
+    wend: np.ndarray  # (P, 2, 3) world positions of the proxies' segment ends [m] (scratch)
     stats: np.ndarray  # (T, 3): max contact residual [m], deepest floor violation [m], deepest pair violation [m]
 
 
@@ -90,6 +91,14 @@ def _clear(out, chain, nchain) -> None:  # type: ignore[no-untyped-def]
         out[0, d] = 0.0
         out[1, d] = 0.0
         out[2, d] = 0.0
+
+
+@njit(cache=True)
+def _proxy_ends(ik: IkModel, ar: Arrays) -> None:
+    """World positions of every proxy's two segment ends into ar.wend (P, 2, 3), once per kinematics."""
+    for i in range(ar.pbody.shape[0]):
+        _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp0[i], ar.wend[i, 0])
+        _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp1[i], ar.wend[i, 1])
 
 
 @njit(cache=True)
@@ -140,6 +149,7 @@ def build_frame(
     for i in range(ik.nq):
         ik.qpos[i] = q[i]
     _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
+    _proxy_ends(ik, ar)
     # tracking target: the engine's velocity plus a pull back onto its motion
     for i in range(ik.nq):
         ar.qtmp[i] = q_src_prev[i]
@@ -259,19 +269,11 @@ def build_frame(
         for v in range(u):
             ar.H[v, u] = ar.H[u, v]
     # self-collision rows
-    a0 = np.empty(3)
-    a1 = np.empty(3)
-    b0 = np.empty(3)
-    b1 = np.empty(3)
     worst_p = 0.0
     for k in range(ar.pairs.shape[0]):
         i, j = ar.pairs[k, 0], ar.pairs[k, 1]
         bi, bj = ar.pbody[i], ar.pbody[j]
-        _world(ik.xpos, ik.xmat, bi, ar.pp0[i], a0)
-        _world(ik.xpos, ik.xmat, bi, ar.pp1[i], a1)
-        _world(ik.xpos, ik.xmat, bj, ar.pp0[j], b0)
-        _world(ik.xpos, ik.xmat, bj, ar.pp1[j], b1)
-        segment_closest(a0, a1, b0, b1, p, p2)
+        segment_closest(ar.wend[i, 0], ar.wend[i, 1], ar.wend[j, 0], ar.wend[j, 1], p, p2)
         dist = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2)
         d = dist - ar.prad[i] - ar.prad[j]
         if d >= pmargin or m >= mmax or dist < 1e-9:
@@ -312,6 +314,7 @@ def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out:
     for i in range(ik.nq):
         ik.qpos[i] = out[i]
     _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
+    _proxy_ends(ik, ar)
     p = np.empty(3)
     worst = 0.0
     for c in range(ar.cbody.shape[0]):
@@ -329,21 +332,12 @@ def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out:
         if not ar.pfloor[i]:
             continue
         for end in range(2):
-            _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp0[i] if end == 0 else ar.pp1[i], p)
-            worst = max(worst, fmin - (p[2] - ar.prad[i]))
-    a0 = np.empty(3)
-    a1 = np.empty(3)
-    b0 = np.empty(3)
-    b1 = np.empty(3)
+            worst = max(worst, fmin - (ar.wend[i, end, 2] - ar.prad[i]))
     p2 = np.empty(3)
     pmin = ar.params[4]
     for k in range(ar.pairs.shape[0]):
         i, j = ar.pairs[k, 0], ar.pairs[k, 1]
-        _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp0[i], a0)
-        _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp1[i], a1)
-        _world(ik.xpos, ik.xmat, ar.pbody[j], ar.pp0[j], b0)
-        _world(ik.xpos, ik.xmat, ar.pbody[j], ar.pp1[j], b1)
-        segment_closest(a0, a1, b0, b1, p, p2)
+        segment_closest(ar.wend[i, 0], ar.wend[i, 1], ar.wend[j, 0], ar.wend[j, 1], p, p2)
         d = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2) - ar.prad[i] - ar.prad[j]
         worst = max(worst, 0.5 * pmin - d)
     return worst

@@ -224,7 +224,7 @@ def cleanup(
         H=np.zeros((ik.nv, ik.nv)), g=np.zeros(ik.nv), A=np.zeros((MAX_ROWS, ik.nv)),
         lo=np.zeros(MAX_ROWS), hi=np.zeros(MAX_ROWS), xl=np.zeros(ik.nv), xu=np.zeros(ik.nv),
         jt=np.zeros((3, ik.nv)), jt2=np.zeros((3, ik.nv)), ref=np.zeros(ik.nv), err=np.zeros(ik.nv),
-        qtmp=np.zeros(ik.nq), stats=np.zeros((T, 3)),
+        qtmp=np.zeros(ik.nq), wend=np.zeros((prox.count, 2, 3)), stats=np.zeros((T, 3)),
     )  # fmt: skip
     if from_mask and points.count:
         # the engine planned its holds: anchor where it holds each foot (on the floor)
@@ -252,8 +252,7 @@ def cleanup(
         for it in range(cfg.max_passes):
             m = build_frame(ik, ar, t, q, src, vel, k, step)
             if it == 0:  # where the tracking target alone would go
-                for i in range(ik.nq):  # (integrate without touching the anchors)
-                    goal[i] = q[i]
+                goal[:] = q  # (integrated here: advance() would measure it against the anchors)
                 mujoco.mj_integratePos(model, goal, ar.ref, 1.0)
             res = solve_qp(ar.H, ar.g, A=ar.A[:m], lower=ar.lo[:m], x_lower=ar.xl,
                            x_upper=ar.xu, solver=cfg.solver)  # fmt: skip
