@@ -160,7 +160,10 @@ def _limb(tree: PosedTree, base: int, chain: list[int], size: float, kind: str) 
         return out
     seg = [float(np.median(np.linalg.norm(tree.positions[:, pts[i + 1]] - tree.positions[:, pts[i]], axis=-1)))
            for i in range(len(pts) - 1)]  # fmt: skip
-    i = int(np.argmax([seg[k] + seg[k + 1] for k in range(len(seg) - 1)]))
+    sums = np.array([seg[k] + seg[k + 1] for k in range(len(seg) - 1)])
+    # the most distal pair within 15% of the longest: a clavicle as long as the forearm (CMU) must
+    # not pass for the upper arm
+    i = int(np.nonzero(sums >= 0.85 * sums.max())[0][-1])
     top, mid, end = pts[i], pts[i + 1], pts[i + 2]
     after = pts[i + 3] if i + 3 < len(pts) else None
     before = pts[i - 1] if i >= 1 and pts[i - 1] != base else None
@@ -183,19 +186,27 @@ def _pairs(tree: PosedTree, reach: np.ndarray, size: float) -> tuple[list[_Pair]
     sk = tree.skeleton
     pairs: list[_Pair] = []
     count = 0
+    n_sub = np.ones(sk.num_joints, dtype=int)  # joints in each subtree
+    for j in range(sk.num_joints - 1, 0, -1):
+        n_sub[sk.parents[j]] += n_sub[j]
     for j in range(sk.num_joints):
         kids = sk.children(j)
         if len(kids) < 2:
             continue
         r = {c: reach[c] + tree.lengths[c] for c in kids}
         long = [c for c in kids if r[c] > 0.2 * size]
+        # mirror candidates: similar reach and a similar number of joints (a spine carrying the arms
+        # can reach as far as a leg, but it holds many more joints)
+        cands = []
+        for i, a in enumerate(long):
+            for b in long[i + 1 :]:
+                dr = abs(r[a] - r[b]) / max(r[a], r[b])
+                dn = abs(int(n_sub[a]) - int(n_sub[b]))
+                if dr < 0.12 and dn <= max(2, 0.2 * max(n_sub[a], n_sub[b])):
+                    cands.append((dr + 0.05 * dn, a, b))
         used: set[int] = set()
-        for a in sorted(long, key=lambda c: -r[c]):
-            if a in used:
-                continue
-            match = [b for b in long if b != a and b not in used and abs(r[a] - r[b]) < 0.12 * max(r[a], r[b])]
-            if match:
-                b = min(match, key=lambda c: abs(r[a] - r[c]))
+        for _, a, b in sorted(cands):
+            if a not in used and b not in used:
                 used |= {a, b}
                 pairs.append(_Pair(j, (a, b), 0.5 * (r[a] + r[b])))
         count += len(used)

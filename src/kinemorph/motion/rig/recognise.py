@@ -168,11 +168,11 @@ def recognise(
     family = "quadruped" if quadruped else "humanoid"
     # 4. sides
     if not ch.sided:
-        fwd = _forward(tree, P, ch, quadruped, pelvis, chest)
-        left = np.cross([0.0, 0.0, 1.0], fwd)
+        cues = _forward_cues(tree, P, tips, ch, quadruped, pelvis, chest)
         for limbs, key in ((ch.legs, "hip"), (ch.arms, "shoulder")):
-            d = np.median((P[:, limbs[0][key]] - P[:, limbs[1][key]]) @ left)
-            if d < 0:
+            lateral = P[:, limbs[0][key]] - P[:, limbs[1][key]]
+            lateral[:, 2] = 0.0
+            if _left_sign(lateral, cues) < 0:
                 limbs.reverse()
     # 5. unit and floor
     head = ch.head if ch.head is not None else chest
@@ -272,20 +272,43 @@ def _stature(z: np.ndarray, floor: float, ch: Chains, head: int) -> float:
     return float(np.median(est))
 
 
-def _forward(tree: PosedTree, P: np.ndarray, ch: Chains, quadruped: bool, pelvis: int, chest: int) -> np.ndarray:
-    """Horizontal forward direction (unit) of a rig whose sides are unknown."""
+def _forward_cues(
+    tree: PosedTree, P: np.ndarray, tips: np.ndarray, ch: Chains, quadruped: bool, pelvis: int, chest: int
+) -> list[np.ndarray]:
+    """Per sample frame, horizontal forward directions (K, 3) from each cue the rig offers, not
+    normalised (frames where a cue is clear weigh more; a clip may turn): quadrupeds the trunk;
+    people the toes, a toe-less foot's End Site, and the bent knees."""
     if quadruped:
-        v = np.median(P[:, chest] - P[:, pelvis], axis=0)
-    elif all(c["toe"] is not None for c in ch.legs):
-        v = np.median(sum(P[:, c["toe"]] - P[:, c["ankle"]] for c in ch.legs), axis=0)
-    else:  # bent knees point forward
-        v = np.zeros(3)
-        for c in ch.legs:
-            mid = 0.5 * (P[:, c["hip"]] + P[:, c["ankle"]])
-            v += np.sum(P[:, c["knee"]] - mid, axis=0)
-    v = np.array([v[0], v[1], 0.0])
-    n = np.linalg.norm(v)
-    return v / n if n > 1e-12 else np.array([1.0, 0.0, 0.0])
+        cues = [P[:, chest] - P[:, pelvis]]
+    else:
+        cues = []
+        if all(c["toe"] is not None for c in ch.legs):
+            cues.append(sum(P[:, c["toe"]] - P[:, c["ankle"]] for c in ch.legs))
+        site = [tree.tips_of([c["ankle"]]) for c in ch.legs]  # type: ignore[list-item]
+        if all(len(s) == 1 for s in site):
+            cues.append(sum(tips[:, s[0]] - P[:, c["ankle"]] for s, c in zip(site, ch.legs)))
+        cues.append(sum(P[:, c["knee"]] - 0.5 * (P[:, c["hip"]] + P[:, c["ankle"]]) for c in ch.legs))
+    out = []
+    for v in cues:
+        v = np.asarray(v, dtype=float).copy()
+        v[:, 2] = 0.0
+        out.append(v)
+    return out
+
+
+def _left_sign(lateral: np.ndarray, cues: list[np.ndarray]) -> float:
+    """+1 when ``lateral`` (K, 3) points to the body's left, -1 when to its right, by the most
+    decisive forward cue (the one most perpendicular to the lateral line: feet turned sideways
+    or straight knees decide nothing)."""
+    best = 0.0
+    for v in cues:
+        left = np.cross([0.0, 0.0, 1.0], v)
+        s = float(
+            np.sum(lateral * left) / (np.sum(np.linalg.norm(lateral, axis=-1) * np.linalg.norm(left, axis=-1)) + 1e-12)
+        )
+        if abs(s) > abs(best):
+            best = s
+    return 1.0 if best >= 0 else -1.0
 
 
 def _finish(
