@@ -273,3 +273,11 @@ def test_twist_bones_fingers_face_and_a_reference_root_change_nothing(generated_
         assert rep.landmarks[mark] == table[lafan], mark
     i = [m.skeleton.index(table[n]) for n in generated_walk.skeleton.names]
     np.testing.assert_allclose(m.positions[:, i], generated_walk.positions[:, :22], atol=1e-5)
+
+
+def test_a_child_sized_rig_keeps_its_unit(generated_walk: Motion) -> None:
+    """1.1 m tall in centimetres: outside the adult range, inside the plausible one: still cm."""
+    data = raw_copy(generated_walk, unit="cm")
+    adult = _rec(data).stature
+    rep = _rec(parse_bvh(_scaled_text(data, 1.1 / adult)))
+    assert rep.unit == "cm" and rep.stature == pytest.approx(1.1, rel=1e-6) and not rep.warnings

@@ -187,6 +187,8 @@ def recognise(
     what = "hip height" if quadruped else "stature"
     if unit is None:
         picked = pick_unit(height_raw, plausible, typical, order=order)
+        if picked is None and not quadruped:  # a child or a very tall person: the wider range
+            picked = pick_unit(height_raw, PLAUSIBLE_STATURE, typical)
         if picked is None:
             scale = typical / max(height_raw, 1e-9)
             unit_name = f"{scale:.6g} m"
