@@ -26,6 +26,10 @@ def register(sub: Any) -> None:
     p.add_argument("--force", action="store_true", help="overwrite existing outputs")
     p.add_argument("--report", type=Path, help="also save the quality report as JSON")
     p.add_argument("--plot", type=Path, help="also save a PNG of per-frame tracking error and joint curves")
+    p.add_argument(
+        "--save-mapping", type=Path, metavar="FILE",
+        help="also save the mapping used (e.g. the automatic one of a robot kinemorph has never seen) for review",
+    )  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
     add_engine_options(p)
     add_source_options(p)
@@ -38,10 +42,13 @@ def run(args: argparse.Namespace) -> int:
     from ..retarget import timing_summary
 
     t0 = time.perf_counter()
+    source, robot, mapping = load_cli_source(args.input, args.preset, args), args.robot, args.mapping
+    if args.save_mapping is not None:
+        robot, mapping = _mapping_to_save(args, source)
     job = RetargetJob(
-        load_cli_source(args.input, args.preset, args),
-        args.robot,
-        args.mapping,
+        source,
+        robot,
+        mapping,
         engine=args.engine,
         options=engine_options(args),
         compat=args.compat,
@@ -50,9 +57,26 @@ def run(args: argparse.Namespace) -> int:
     )
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {Path(args.robot).stem}")
     done = run_job(job, progress=bar)
+    if args.save_mapping is not None:
+        mapping.save(args.save_mapping, force=True)  # checked before the job ran
     for warning in done.result.solve_info.warnings:
         print(f"kinemorph: warning: {warning}", file=sys.stderr)
     if not args.quiet and done.report is not None:
         print(done.report.table())
         print(f"{timing_summary(done.result)}; total {time.perf_counter() - t0:.2f} s -> {args.output}")
     return 0
+
+
+def _mapping_to_save(args: argparse.Namespace, motion: Any) -> tuple[Any, Any]:
+    """The robot and the mapping the job will use (--mapping, else the default one: shipped or
+    automatic), resolved before the job so that --save-mapping writes exactly it."""
+    from ..errors import KinemorphError, OutputExistsError
+    from ..mapping.mapping import default_mapping
+    from ..pipeline import load_job_mapping, load_job_robot
+
+    if args.save_mapping.exists() and not args.force:
+        raise OutputExistsError(f"{args.save_mapping} exists (pass --force to overwrite)")
+    if args.engine == "quadruped" or (args.engine == "auto" and motion.family == "quadruped"):
+        raise KinemorphError("--save-mapping: the quadruped engine's natural mode uses no mapping (the recognised legs)")
+    robot = load_job_robot(args.robot)
+    return robot, load_job_mapping(args.mapping) or default_mapping(motion, robot)

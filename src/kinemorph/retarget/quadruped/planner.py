@@ -230,7 +230,9 @@ def plan(motion: Motion, robot: Robot, cfg: QuadrupedConfig) -> QuadrupedPlan:
     centre[:, :2] = s_mean * trunk.origin[:, :2]
     centre[:, 2] = legs.base_height + hip_centre[2] + s_mean * (src_height_centre - np.median(src_height_centre))
     base = centre - np.einsum("tij,j->ti", rot, hip_centre)
-    base[:, 2] = np.clip(base[:, 2], cfg.base_height_min, cfg.base_height_max)
+    # The bounds are for robots of Go2's size; a robot standing outside them has them scaled by its own height.
+    k = legs.base_height / float(np.clip(legs.base_height, cfg.base_height_min, cfg.base_height_max))
+    base[:, 2] = np.clip(base[:, 2], k * cfg.base_height_min, k * cfg.base_height_max)
     hips = base[:, None, :] + np.einsum("tij,lj->tli", rot, legs.hip_offsets)  # (T, 4, 3)
 
     # Hip-to-paw offsets in the (smoothed) trunk frame, scaled per leg, strides centred.
