@@ -104,7 +104,7 @@ def test_unit_and_up_axis_are_detected(generated_walk: Motion, unit: str, up: st
 
 def test_odd_unit_is_scaled_to_a_typical_stature_with_a_warning(generated_walk: Motion) -> None:
     data = raw_copy(generated_walk, names=CONVENTIONS["cmu"], unit="m")
-    odd = parse_bvh(_scaled_text(data, 1 / 0.045))  # 4.5 cm per unit: no named unit fits
+    odd = parse_bvh(_scaled_text(data, 1 / 0.0035))  # 3.5 mm per unit: no named unit fits
     with pytest.warns(UserWarning, match="no common unit"):
         m = _motion(odd)
     assert m.rig.stature == pytest.approx(1.7, rel=1e-6)
