@@ -88,7 +88,11 @@ class Dynamics:
         residual_force_fraction: |residual_force| / body weight. Shape: (T,).
         contact_force: summed contact force per contact body [N]. Shape: (T, B, 3).
         contact_bodies: bodies that had contact points. Shape: (B,).
-        required_friction: max |f_t| / f_n over the frame's loaded contact points. Shape: (T,).
+        required_friction: |F_xy| / F_z of the net floor force the motion needs (the generalized
+            force on the base's translation; 0 when F_z < 10% of the weight): the friction
+            coefficient it asks of the floor, whatever the contact forces. Shape: (T,).
+        friction_used: max |f_t| / f_n over the frame's loaded contact points of the QP's
+            solution (at most mu sqrt(2) at a pyramid's corner). Shape: (T,).
         num_contacts: contact points per frame. Shape: (T,).
         penetration: deepest collision point below the floor (0 when none) [m]. Shape: (T,).
         qp_failures: frames whose contact QP did not report success.
@@ -104,6 +108,7 @@ class Dynamics:
     contact_force: np.ndarray
     contact_bodies: tuple[str, ...]
     required_friction: np.ndarray
+    friction_used: np.ndarray
     num_contacts: np.ndarray
     penetration: np.ndarray
     qp_failures: int
@@ -159,6 +164,7 @@ def inverse_dynamics(
     res_t = np.zeros((t_frames, 3))
     cforce = np.zeros((t_frames, len(contact_body_ids), 3))
     friction = np.zeros(t_frames)
+    required = np.zeros(t_frames)
     ncon = np.zeros(t_frames, dtype=np.int64)
     pen = np.zeros(t_frames)
     failures = 0
@@ -171,6 +177,8 @@ def inverse_dynamics(
             data.qacc[:] = d_.qacc[t]
             mujoco.mj_inverse(m, data)
             qfrc = data.qfrc_inverse.copy()
+            if qfrc[2] > 0.1 * tm.weight:
+                required[t] = float(np.hypot(qfrc[0], qfrc[1]) / qfrc[2])
             pts, owner = lowest_points(m, data, tm.collision_geoms)
             if len(pts):
                 pen[t] = max(0.0, -float(pts[:, 2].min()))
@@ -208,7 +216,8 @@ def inverse_dynamics(
         residual_force_fraction=np.linalg.norm(res_f, axis=1) / tm.weight,
         contact_force=cforce,
         contact_bodies=tuple(m.body(b).name for b in contact_body_ids),
-        required_friction=friction,
+        required_friction=required,
+        friction_used=friction,
         num_contacts=ncon,
         penetration=pen,
         qp_failures=failures,

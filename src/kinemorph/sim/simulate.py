@@ -160,6 +160,7 @@ def _verdict(
         id_torque_over_limit_fraction=float(over.mean()),
         id_torque_peak_ratio=float(dyn.torque_ratio.max()) if dyn.torque_ratio.size else 0.0,
         id_torque_peak_joint=peak_joint,
+        required_friction_p95=float(np.percentile(dyn.required_friction, 95)),
         required_friction_max=float(dyn.required_friction.max()),
         max_penetration_m=float(dyn.penetration.max()),
         contact_slip_cm_s=100.0 * float(touching.mean()) if touching.size else 0.0,

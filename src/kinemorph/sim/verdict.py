@@ -82,7 +82,9 @@ class SimReport:
         id_torque_over_limit_fraction: frames whose inverse-dynamics torque exceeds a motor limit.
         id_torque_peak_ratio: max |inverse-dynamics torque| / limit over joints and frames.
         id_torque_peak_joint: the joint of that peak.
-        required_friction_max: highest |f_t| / f_n the contact forces use (capped by the floor's mu).
+        required_friction_p95: 95th percentile of the friction coefficient the motion asks of the
+            floor (|F_xy| / F_z of the net floor force it needs; inverse.Dynamics.required_friction).
+        required_friction_max: its maximum.
         floor_friction: the floor's friction coefficient.
         max_penetration_m: deepest point of the collision geometry under the floor in the motion [m].
         contact_slip_cm_s: mean tangential speed of points touching the floor in the replay [cm/s].
@@ -112,6 +114,7 @@ class SimReport:
     id_torque_over_limit_fraction: float
     id_torque_peak_ratio: float
     id_torque_peak_joint: str
+    required_friction_p95: float
     required_friction_max: float
     floor_friction: float
     max_penetration_m: float
