@@ -281,3 +281,45 @@ def test_a_child_sized_rig_keeps_its_unit(generated_walk: Motion) -> None:
     adult = _rec(data).stature
     rep = _rec(parse_bvh(_scaled_text(data, 1.1 / adult)))
     assert rep.unit == "cm" and rep.stature == pytest.approx(1.1, rel=1e-6) and not rep.warnings
+
+
+@pytest.mark.parametrize(
+    ("name", "side", "part"),
+    [
+        ("L_thigh_jnt", "l", "thigh"),
+        ("thigh_l_01", "l", "thigh"),
+        ("KneeLeft", "l", "knee"),
+        ("Character1_LeftUpLeg", "l", "upleg"),
+        ("LHip", "l", "hip"),
+        ("hand_r_bind", "r", "hand"),
+        ("Skeleton001_RShin", "r", "shin"),
+    ],
+)
+def test_more_naming_habits(name: str, side: str, part: str) -> None:
+    got = parse_name(name)
+    assert (got.side, got.part) == (side, part)
+
+
+KINECT = {
+    "Hips": "SpineBase", "LeftUpLeg": "HipLeft", "LeftLeg": "KneeLeft", "LeftFoot": "AnkleLeft", "LeftToe": "FootLeft",
+    "RightUpLeg": "HipRight", "RightLeg": "KneeRight", "RightFoot": "AnkleRight", "RightToe": "FootRight",
+    "Spine": "SpineMid", "Spine1": "Spine1", "Spine2": "SpineShoulder", "Neck": "Neck", "Head": "Head",
+    "LeftShoulder": "ClavicleLeft", "LeftArm": "ShoulderLeft", "LeftForeArm": "ElbowLeft", "LeftHand": "WristLeft",
+    "RightShoulder": "ClavicleRight", "RightArm": "ShoulderRight", "RightForeArm": "ElbowRight",
+    "RightHand": "WristRight",
+}  # fmt: skip
+OPENPOSE_LIKE = {
+    **{n: n for n in ("Hips", "Spine", "Spine1", "Spine2", "Neck", "Head")},
+    **{f"{side}{j}": f"{side[0]}{k}" for side in ("Left", "Right") for j, k in (
+        ("UpLeg", "Hip"), ("Leg", "Knee"), ("Foot", "Ankle"), ("Toe", "BigToe"), ("Shoulder", "Clavicle"),
+        ("Arm", "Shoulder"), ("ForeArm", "Elbow"), ("Hand", "Wrist"))},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("names", [KINECT, OPENPOSE_LIKE, {n: f"Character1_{n}" for n in CONVENTIONS["cmu"]},
+                                   {n: f"{n}_jnt" for n in CONVENTIONS["cmu"]}])  # fmt: skip
+def test_more_conventions_by_name(generated_walk: Motion, names: dict[str, str]) -> None:
+    rep = _rec(raw_copy(generated_walk, names=names))
+    assert rep.ok and rep.method == "names"
+    for mark in ("hip_l", "knee_l", "ankle_r", "shoulder_l", "elbow_r", "wrist_l"):
+        assert rep.landmarks[mark] == names[EXPECTED[mark]], mark

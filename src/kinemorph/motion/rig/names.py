@@ -43,6 +43,10 @@ CENTRAL: dict[str, tuple[str, ...]] = {
     "neck": ("neck", "lowerneck", "neck1", "neck01", "necktwist01", "necklower", "neckbase"),
 }
 _KNOWN = {p for parts in SIDED.values() for p in parts} | {"hand", "foot", "toe"}
+_ALL_PARTS = _KNOWN | {p for parts in CENTRAL.values() for p in parts} | {"spine", "chest"}
+_NOISE = {"jnt", "joint", "bone", "bn", "bind", "skin", "drv", "def", "deform", "jj"}
+"""Words rigs add to every joint name ("L_thigh_jnt", "hand_l_bind")."""
+_SIDES = {"left", "l", "lft", "right", "r", "rt", "rgt"}
 
 
 @dataclass(frozen=True)
@@ -90,18 +94,25 @@ def strip_name(name: str, prefix: str = "") -> str:
 
 def parse_name(name: str, prefix: str = "") -> NamePart:
     """Side and part of a joint name (see the module docstring)."""
-    words = _words(strip_name(name, prefix))
+    words = [w for w in _words(strip_name(name, prefix)) if w not in _NOISE]
+    while len(words) > 1 and words[-1].isdigit() and any(w in _SIDES for w in words):
+        words = words[:-1]  # "thigh_l_01"
     if not words:
         return NamePart("", "")
     side = ""
-    for idx in (0, -1):
+    for idx in (0, -1, *range(1, len(words) - 1)):  # ends first, then inside ("Skel_R_Shin")
         w = words[idx] if words else ""
         if w in ("left", "l", "lft"):
             side = "l"
         elif w in ("right", "r", "rt", "rgt"):
             side = "r"
         if side:
-            words = words[1:] if idx == 0 else words[:-1]
+            words = words[:idx] + words[idx + 1 :] if idx >= 0 else words[:-1]
+            break
+    # words before a known part are a prefix of this joint only ("Skeleton001_RShin")
+    for k in range(len(words)):
+        if "".join(words[k:]) in _ALL_PARTS or (not side and "".join(words[k:])[1:] in _KNOWN):
+            words = words[k:]
             break
     part = "".join(words)
     if not side and len(part) > 2 and part[0] in "lr":
