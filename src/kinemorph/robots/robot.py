@@ -97,6 +97,11 @@ def _compile_spec(
         bodies = spec.worldbody.bodies
         if not bodies:
             raise RobotLoadError(f"{path}: the model has no bodies")
+        if bodies[0].joints:
+            raise RobotLoadError(
+                f"{path}: no floating base (no free joint) and the first body {bodies[0].name!r} has joints "
+                "of its own: a fixed-base model, not a legged robot"
+            )
         bodies[0].add_freejoint()
     try:
         return spec.compile()

@@ -1,0 +1,156 @@
+"""Synthetic robot models with naming no registry knows, for recognition tests.
+
+humanoid_xml: a biped with waist, two arms, a head, box feet with toe bodies; every body named
+by a number pattern (``prefix + k``), so recognition cannot lean on names; any height.
+quadruped_xml: a four-legged robot with anonymous bodies, sphere feet or capsule calf tips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+INERTIAL = '<inertial pos="0 0 0" mass="{m}" diaginertia="{i} {i} {i}"/>'
+
+
+class _Names:
+    def __init__(self, prefix: str) -> None:
+        self.prefix, self.k = prefix, 0
+
+    def __call__(self) -> str:
+        self.k += 1
+        return f"{self.prefix}{self.k:02d}"
+
+
+def _inertial(m: float) -> str:
+    return INERTIAL.format(m=m, i=max(1e-4, 0.01 * m))
+
+
+def humanoid_xml(
+    *, height: float = 1.6, prefix: str = "seg", free: bool = True, toes: bool = True, hip_width: float = 0.09,
+    legs: int = 2,
+) -> str:
+    """A humanoid of about ``height`` metres standing at its zero pose (arms down, legs straight);
+    hip_width: lateral offset of each leg [m] at 1.6 m."""
+    s = height / 1.6
+    n = _Names(prefix)
+    thigh, shank, ankle, pelvis_w = 0.38 * s, 0.38 * s, 0.07 * s, hip_width * s
+    hip_z = thigh + shank + ankle
+    upper, fore = 0.26 * s, 0.24 * s
+
+    def leg(side: float) -> str:
+        toe = (
+            f'<body name="{n()}" pos="{0.12 * s:.4f} 0 {-ankle:.4f}">{_inertial(0.05)}'
+            f'<joint name="{n()}" axis="0 1 0" range="-0.5 0.5"/>'
+            f'<geom type="box" size="{0.025 * s:.4f} {0.04 * s:.4f} {0.01 * s:.4f}" pos="{0.025 * s:.4f} 0 {0.01 * s:.4f}"/></body>'
+            if toes
+            else ""
+        )
+        return f"""
+      <body name="{n()}" pos="0 {side * pelvis_w:.4f} 0">{_inertial(1.0)}
+        <joint name="{n()}" axis="0 0 1" range="-0.8 0.8"/>
+        <body name="{n()}">{_inertial(1.0)}
+          <joint name="{n()}" axis="1 0 0" range="-0.6 0.6"/>
+          <body name="{n()}">{_inertial(2.0)}
+            <joint name="{n()}" axis="0 1 0" range="-2.2 0.8"/>
+            <geom type="capsule" fromto="0 0 0 0 0 {-thigh:.4f}" size="{0.05 * s:.4f}" contype="0" conaffinity="0"/>
+            <body name="{n()}" pos="0 0 {-thigh:.4f}">{_inertial(1.5)}
+              <joint name="{n()}" axis="0 1 0" range="0 2.4"/>
+              <geom type="capsule" fromto="0 0 0 0 0 {-shank:.4f}" size="{0.04 * s:.4f}" contype="0" conaffinity="0"/>
+              <body name="{n()}" pos="0 0 {-shank:.4f}">{_inertial(0.3)}
+                <joint name="{n()}" axis="0 1 0" range="-0.8 0.6"/>
+                <body name="{n()}">{_inertial(0.5)}
+                  <joint name="{n()}" axis="1 0 0" range="-0.4 0.4"/>
+                  <geom type="box" size="{0.09 * s:.4f} {0.045 * s:.4f} {0.015 * s:.4f}" pos="{0.03 * s:.4f} 0 {-ankle + 0.015 * s:.4f}"/>
+                  {toe}
+                </body>
+              </body>
+            </body>
+          </body>
+        </body>
+      </body>"""
+
+    def arm(side: float) -> str:
+        return f"""
+          <body name="{n()}" pos="0 {side * 0.17 * s:.4f} {0.45 * s:.4f}">{_inertial(0.5)}
+            <joint name="{n()}" axis="0 1 0" range="-3 1.5"/>
+            <body name="{n()}">{_inertial(0.3)}
+              <joint name="{n()}" axis="1 0 0" range="{-0.3 if side > 0 else -2.5} {2.5 if side > 0 else 0.3}"/>
+              <body name="{n()}">{_inertial(0.8)}
+                <joint name="{n()}" axis="0 0 1" range="-2 2"/>
+                <geom type="capsule" fromto="0 0 0 0 0 {-upper:.4f}" size="{0.03 * s:.4f}" contype="0" conaffinity="0"/>
+                <body name="{n()}" pos="0 0 {-upper:.4f}">{_inertial(0.5)}
+                  <joint name="{n()}" axis="0 1 0" range="-2.5 0.1"/>
+                  <geom type="capsule" fromto="0 0 0 0 0 {-fore:.4f}" size="{0.025 * s:.4f}" contype="0" conaffinity="0"/>
+                  <body name="{n()}" pos="0 0 {-fore:.4f}">{_inertial(0.2)}
+                    <joint name="{n()}" axis="0 0 1" range="-1.5 1.5"/>
+                    <geom type="sphere" size="{0.035 * s:.4f}" contype="0" conaffinity="0"/>
+                  </body>
+                </body>
+              </body>
+            </body>
+          </body>"""
+
+    legs_xml = leg(1.0) + (leg(-1.0) if legs == 2 else "")
+    upper_body = f"""
+      <body name="{n()}" pos="0 0 {0.1 * s:.4f}">{_inertial(6.0)}
+        <joint name="{n()}" axis="0 0 1" range="-1 1"/>
+        <geom type="box" size="{0.08 * s:.4f} {0.12 * s:.4f} {0.2 * s:.4f}" pos="0 0 {0.22 * s:.4f}" contype="0" conaffinity="0"/>
+        {arm(1.0)}{arm(-1.0)}
+        <body name="{n()}" pos="0 0 {0.5 * s:.4f}">{_inertial(1.0)}
+          <joint name="{n()}" axis="0 0 1" range="-1 1"/>
+          <geom type="sphere" size="{0.09 * s:.4f}" pos="0 0 {0.1 * s:.4f}" contype="0" conaffinity="0"/>
+        </body>
+      </body>"""
+    joint = '<freejoint name="root"/>' if free else ""
+    return f"""<mujoco model="synthetic_humanoid">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="{prefix}_base" pos="0 0 {hip_z:.4f}">{joint}{_inertial(8.0)}
+      <geom type="box" size="0.08 0.12 0.06" contype="0" conaffinity="0"/>
+      {legs_xml}{upper_body}
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def quadruped_xml(*, length: float = 0.6, leg: float = 0.25, spheres: bool = True, prefix: str = "p") -> str:
+    """A quadruped with trunk ``length`` and thigh = calf = ``leg`` [m], legs straight at zero."""
+    n = _Names(prefix)
+
+    def one(x: float, y: float) -> str:
+        foot = (
+            f'<geom type="sphere" size="0.02" pos="0 0 {-leg:.4f}"/>'
+            if spheres
+            else f'<geom type="capsule" fromto="0 0 0 0 0 {-leg:.4f}" size="0.015"/>'
+        )
+        return f"""
+      <body name="{n()}" pos="{x:.4f} {y:.4f} 0">{_inertial(0.5)}
+        <joint name="{n()}" axis="1 0 0" range="-0.8 0.8"/>
+        <body name="{n()}" pos="0 {0.06 if y > 0 else -0.06} 0">{_inertial(1.0)}
+          <joint name="{n()}" axis="0 1 0" range="-1.5 3.4"/>
+          <geom type="capsule" fromto="0 0 0 0 0 {-leg:.4f}" size="0.02" contype="0" conaffinity="0"/>
+          <body name="{n()}" pos="0 0 {-leg:.4f}">{_inertial(0.3)}
+            <joint name="{n()}" axis="0 1 0" range="-2.7 -0.8"/>
+            {foot}
+          </body>
+        </body>
+      </body>"""
+
+    legs = "".join(one(x, y) for x in (length / 2, -length / 2) for y in (0.08, -0.08))
+    return f"""<mujoco model="synthetic_quadruped">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="{prefix}_trunk" pos="0 0 {2 * leg + 0.02:.4f}"><freejoint/>{_inertial(8.0)}
+      <geom type="box" size="{length / 2 + 0.05:.4f} 0.1 0.05"/>
+      {legs}
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def write(tmp: Path, name: str, text: str) -> Path:
+    path = tmp / name
+    path.write_text(text, encoding="utf-8")
+    return path
