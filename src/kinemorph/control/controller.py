@@ -1,0 +1,243 @@
+"""The walking controller: gait planner, CoM planner (MPC), gait feedback and whole-body QP, in
+the rates of Hopkins et al. 2024: planner and MPC at ``plan_rate`` (125 Hz), the QP at
+``control_rate`` (500 Hz).
+
+At each planner tick the CoM error e (measured minus reference) drives the gait feedback; the
+planner advances by kappa dt under the adjusted command; the footstep plan of the next
+``preview`` seconds (with the step adjustment) goes to the MPC, which starts from the reference
+CoM state pulled towards the measured one at ``follow_rate``; its CoM trajectory is the QP's
+CoM target until the next planner tick.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from ..errors import ConfigError
+from ..gait.phase import PhaseMap
+from ..gait.planner import Planner
+from ..gait.robot_table import RobotGait
+from ..gait.style import Style
+from ..robots.robot import Robot
+from ..sim.model import TorqueModel
+from .feedback import FeedbackConfig, FeedbackState, GaitFeedback
+from .mpc import MpcConfig, MpcPlan, solve_mpc
+from .preview import SupportPhase, preview
+from .support import contact_points, support_polygon
+from .targets import Frame, FrameMaker, nlerp, quat_velocity
+from .wbc import WbcConfig, WbcOutput, WbcTargets, WholeBody
+
+
+@dataclass(frozen=True)
+class ControlConfig:
+    """Settings of the walking controller.
+
+    Attributes:
+        plan_rate: gait planner and MPC rate [Hz].
+        control_rate: whole-body QP rate [Hz] (a multiple of plan_rate; the physics step divides it).
+        follow_rate: rate at which the CoM reference is pulled to the measured CoM [1/s]
+            (0: the MPC runs open loop from its own plan; large: from the measurement).
+        settle_time: the gait waits this long on both feet at the start while the MPC shifts the
+            CoM for the first step [s].
+        contact_margin: inward margin of the contact points from the sole edges [m].
+        mpc, wbc, feedback: the parts' settings.
+    """
+
+    plan_rate: float = 125.0
+    control_rate: float = 500.0
+    follow_rate: float = 5.0
+    settle_time: float = 0.8
+    contact_margin: float = 0.005
+    mpc: MpcConfig = field(default_factory=MpcConfig)
+    wbc: WbcConfig = field(default_factory=WbcConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+
+    def __post_init__(self) -> None:
+        ratio = self.control_rate / self.plan_rate
+        if not (self.plan_rate >= 25 and ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
+            raise ConfigError(
+                f"control_rate ({self.control_rate} Hz) must be a whole multiple of plan_rate ({self.plan_rate} Hz >= 25)"
+            )
+
+
+def swing_progress(phase: float, timing: np.ndarray) -> np.ndarray:
+    """Share of each foot's swing done at a phase (cycle time based). Shape: (2,)."""
+    tau = PhaseMap(timing).time(phase)
+    ltd, rlo, rtd = float(timing[0]), float(timing[1]), float(timing[2])
+    return np.array([min(1.0, tau / ltd), min(1.0, max(0.0, (tau - rlo) / (rtd - rlo)))])
+
+
+@dataclass
+class PlanTick:
+    """What one planner tick decided (for the log).
+
+    Attributes:
+        frame: the reference frame reached at the end of the tick.
+        feedback: the gait feedback's output.
+        command: the adjusted command [vx, vy, yaw rate].
+        com_ref: reference CoM position and velocity at the tick [m, m/s]. Shape: (2, 2).
+        cop: the MPC's CoP now [m]. Shape: (2,).
+        mpc_solved: whether the MPC's QP solved.
+    """
+
+    frame: Frame
+    feedback: FeedbackState
+    command: np.ndarray
+    com_ref: np.ndarray
+    cop: np.ndarray
+    mpc_solved: bool
+
+
+class GaitController:
+    """Planner + MPC + feedback + whole-body QP for one robot, style and torque model."""
+
+    def __init__(
+        self, style: Style, robot: Robot, rg: RobotGait, tm: TorqueModel, posture: np.ndarray, config: ControlConfig
+    ) -> None:
+        self.cfg = config
+        self.rg = rg
+        self.planner = Planner(style, rg.body)
+        self.maker = FrameMaker(robot, rg, posture)
+        m = tm.model
+        self.feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
+        self.pelvis = robot.body_id(rg.pelvis_body)
+        self.wbc = WholeBody(
+            m, act_dof=tm.act_dof, torque_limit=tm.torque_limit, feet=self.feet, pelvis=self.pelvis,
+            points=contact_points(rg, config.contact_margin), upper=6 + rg.joints, config=config.wbc,
+        )  # fmt: skip
+        self.gravity = float(np.linalg.norm(m.opt.gravity))
+        self.dt_plan = 1.0 / config.plan_rate
+        self.sub = round(config.control_rate / config.plan_rate)
+        self._jac = np.zeros((3, m.nv))
+        self.m = m
+        self.height = 0.0
+        self.feedback: GaitFeedback | None = None
+        self.plan: MpcPlan | None = None
+        self.plan_time = 0.0
+        self.com_ref = np.zeros((2, 2))
+        self.prev: Frame | None = None
+        self.next: Frame | None = None
+        self.time = 0.0
+        self.phases: list[SupportPhase] = []
+
+    def com_state(self, d: mujoco.MjData) -> np.ndarray:
+        """Measured horizontal CoM [[x, x'], [y, y']] (kinematics computed). Shape: (2, 2)."""
+        mujoco.mj_jacSubtreeCom(self.m, d, self._jac, 1)
+        v = self._jac[:2] @ d.qvel
+        return np.stack([d.subtree_com[1, :2], v], axis=1)
+
+    def start(self, d: mujoco.MjData, command: np.ndarray) -> None:
+        """First frame from the standing state in ``d`` (kinematics computed)."""
+        self.height = float(d.subtree_com[1, 2])
+        self.feedback = GaitFeedback(self.cfg.feedback, dt=self.dt_plan, omega=math.sqrt(self.gravity / self.height))
+        ref = self.planner.step(tuple(command), 0.0)
+        self.next = self.maker.frame(ref, np.zeros(2), np.zeros(2))
+        self.com_ref = self.com_state(d)
+        self.cop = self.com_ref[:, 0].copy()
+
+    def _phases(self, command: tuple[float, float, float], step: np.ndarray, delay: float) -> list[SupportPhase]:
+        phases = preview(self.planner, self.maker.offset, command, self.cfg.mpc.preview)
+        out = []
+        for i, ph in enumerate(phases):
+            moved = tuple(
+                (ph.feet[f][0] + step[0], ph.feet[f][1] + step[1], ph.feet[f][2]) if ph.landed[f] else ph.feet[f]
+                for f in range(2)
+            )
+            start = 0.0 if i == 0 else ph.start + delay
+            out.append(SupportPhase(start, ph.end + delay, moved, ph.contacts, ph.landed))  # type: ignore[arg-type]
+        return out
+
+    def plan_tick(self, d: mujoco.MjData, command: np.ndarray) -> PlanTick:
+        """Advance the planner by one tick from the measured state in ``d``."""
+        assert self.feedback is not None and self.next is not None
+        meas = self.com_state(d)
+        if self.plan is not None:
+            x, v, _ = self.plan.com_at(self.time - self.plan_time)
+            self.com_ref = np.stack([x, v], axis=1)
+        e, ed = meas[:, 0] - self.com_ref[:, 0], meas[:, 1] - self.com_ref[:, 1]
+        timing = self.planner.sampler.sample(tuple(command)).timing
+        settling = self.time < self.cfg.settle_time - 1e-9
+        if settling:
+            fb = FeedbackState(1.0, np.zeros(2), np.zeros(2), False, False, False)
+        else:
+            axis = self._step_axis(self.phases) if self.phases else np.zeros(2)
+            single = not all(self.planner.contacts)
+            duration = self._phase_duration(self.planner.phase, timing)
+            fb = self.feedback.update(e, ed, axis, duration, single)
+        yaw = self.next.yaw
+        c, s = math.cos(yaw), math.sin(yaw)
+        dv = fb.velocity
+        cmd = np.array([command[0] + c * dv[0] + s * dv[1], command[1] - s * dv[0] + c * dv[1], command[2]])
+        ref = self.planner.step(tuple(cmd), 0.0 if settling else fb.kappa * self.dt_plan)
+        timing = self.planner.sampler.sample(tuple(cmd)).timing
+        self.prev = self.next
+        self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), fb.step)
+        self.time += self.dt_plan
+        # MPC from the reference state pulled towards the measurement
+        a = 1.0 - math.exp(-self.cfg.follow_rate * self.dt_plan)
+        x0 = self.com_ref + a * (meas - self.com_ref)
+        phases = self._phases(tuple(cmd), fb.step, max(0.0, self.cfg.settle_time - self.time))
+        self.phases = phases
+        poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
+        cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
+        cop_now = poly.project(cop_now)
+        plan = solve_mpc(phases, x0, cop_now, body=self.rg.body, height=self.height, gravity=self.gravity,
+                         config=self.cfg.mpc)  # fmt: skip
+        solved = plan.status == "solved"
+        if solved:
+            self.plan, self.plan_time = plan, self.time - self.dt_plan
+            self.com_ref = x0
+        return PlanTick(self.next, fb, cmd, np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1), cop_now, solved)
+
+    @staticmethod
+    def _phase_duration(phase: float, timing: np.ndarray) -> float:
+        ltd, rlo, rtd, cycle = (float(x) for x in timing)
+        if phase < 0.1:
+            return ltd
+        if phase < 0.5:
+            return rlo - ltd
+        if phase < 0.6:
+            return rtd - rlo
+        return cycle - rtd
+
+    @staticmethod
+    def _step_axis(phases: list[SupportPhase]) -> np.ndarray:
+        """Unit vector from the current foothold to the next one (the first previewed landing)."""
+        first = phases[0]
+        for ph in phases[1:]:
+            for f in range(2):
+                if ph.contacts[f] and not first.contacts[f] or (ph.landed[f] and not first.landed[f]):
+                    other = first.feet[1 - f]
+                    v = np.array([ph.feet[f][0] - other[0], ph.feet[f][1] - other[1]])
+                    n = float(np.linalg.norm(v))
+                    return v / n if n > 1e-9 else np.zeros(2)
+        return np.zeros(2)
+
+    def control_tick(self, d: mujoco.MjData, k: int) -> WbcOutput:
+        """Torques at control sub-tick k (0..sub-1) of the current planner interval."""
+        assert self.prev is not None and self.next is not None and self.plan is not None
+        a, b = self.prev, self.next
+        s = (k + 1) / self.sub
+        dt = self.dt_plan
+        t_plan = self.time - self.dt_plan + (k + 1) * dt / self.sub - self.plan_time
+        x, v, acc = self.plan.com_at(t_plan)
+        fv = np.zeros((2, 6))
+        fv[:, :3] = (b.foot_pos - a.foot_pos) / dt
+        for f in range(2):
+            fv[f, 3:] = quat_velocity(a.foot_quat[f], b.foot_quat[f], dt)
+        tg = WbcTargets(
+            foot_pos=a.foot_pos + s * (b.foot_pos - a.foot_pos),
+            foot_quat=nlerp(a.foot_quat, b.foot_quat, s),
+            foot_vel=fv,
+            contacts=b.contacts,
+            pelvis_quat=nlerp(a.pelvis_quat, b.pelvis_quat, s),
+            pelvis_omega=quat_velocity(a.pelvis_quat, b.pelvis_quat, dt),
+            height=np.array([a.height + s * (b.height - a.height), (b.height - a.height) / dt]),
+            com=np.stack([x, v, acc]),
+            joints=a.joints + s * (b.joints - a.joints),
+        )
+        return self.wbc.solve(d, tg)

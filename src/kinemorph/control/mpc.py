@@ -1,0 +1,217 @@
+"""The CoM planner: a linear inverted pendulum MPC over centre-of-pressure waypoints.
+
+After Hopkins et al. 2024 (appendix A): the horizontal CoM obeys x'' = w^2 (x - p) with
+w = sqrt(g / z) at the nominal CoM height z (the angular-momentum torques are left to the
+whole-body controller). The CoP p is piecewise linear between waypoints p_0..p_N at node times
+tau_0 = 0 < ... < tau_N = preview; nodes sit every ``node_dt`` and on every contact event, so each
+segment lies in one support phase. Decision variables: the waypoints (x then y) and the final
+CoM state xi_T = (x_T, x'_T) per axis. The initial state is tied to the final one by the exact
+solution of the pendulum integrated *backwards* (contracting the diverging mode, so the map is
+well conditioned over a 2 s preview)::
+
+    min  w_T |x_T + x'_T / w - c_T|^2 + w_c sum |p_n - c_n|^2 + w_v sum |p_{n+1} - p_n|^2
+    s.t. p_0 = p_now,   (x_0, x'_0)(xi_T, p) = measured initial state,   A_n p_n <= b_n (n >= 1)
+
+c_T: centre of the last support polygon with both feet on their last previewed footholds (the
+capture point ends where the robot could stop on both feet; a single foot's centre as the target
+switches sides as the preview's end moves through the phases and made the receding-horizon
+plans oscillate and diverge in tests),
+c_n: centre of each node's support polygon, A_n p_n <= b_n: the node inside the polygons of the
+phases on both sides of it. Solved with the project's QP wrapper (daqp), with the final state
+eliminated: the initial capture point is cp_0 = exp(-w T) cp_T + r' p (the capture point is the
+pendulum's diverging mode; r from the backward map), so the terminal term becomes
+|r' p - cp_0 + exp(-w T) c_T|^2, weighted by ``terminal_weight`` (the paper's W_T times
+exp(-2 w T)); the final state's converging part carries no cost and drops out. This keeps the QP
+well conditioned where the literal form (entries ~exp(w T) ~ 10^3) made daqp return poor solutions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..gait.footsteps import GaitBody
+from ..optim.qp import solve_qp
+from .preview import SupportPhase
+from .support import Polygon, support_polygon
+
+
+@dataclass(frozen=True)
+class MpcConfig:
+    """Settings of the CoM planner.
+
+    Attributes:
+        preview: preview window [s].
+        node_dt: largest spacing of CoP waypoints [s].
+        min_gap: nodes closer than this to a contact event are merged into it [s].
+        terminal_weight: weight on the final capture point's distance from c_T, discounted by
+            exp(-w T) (the form in which the QP is solved, see below) [1/m^2].
+        centre_weight: weight on each waypoint's distance from its support centre [1/m^2].
+        smooth_weight: weight on waypoint differences [1/m^2].
+        margin: the support polygons' inward margin from the sole edges [m].
+    """
+
+    preview: float = 2.0
+    node_dt: float = 0.1
+    min_gap: float = 0.02
+    terminal_weight: float = 1e6
+    centre_weight: float = 1.0
+    smooth_weight: float = 10.0
+    margin: float = 0.015
+
+    def __post_init__(self) -> None:
+        if not 0.5 <= self.preview <= 5.0:
+            raise ConfigError(f"MpcConfig.preview must be in [0.5, 5] s, got {self.preview}")
+        if not 0.02 <= self.node_dt <= 0.5:
+            raise ConfigError(f"MpcConfig.node_dt must be in [0.02, 0.5] s, got {self.node_dt}")
+
+
+@dataclass(frozen=True)
+class MpcPlan:
+    """A solved preview.
+
+    Attributes:
+        times: node times from the solve [s]. Shape: (N + 1,).
+        cop: CoP waypoints [m]. Shape: (N + 1, 2).
+        state: initial CoM state rows (x, x') per axis (x, y) [m, m/s]. Shape: (2, 2).
+        omega: pendulum frequency sqrt(g / z) [1/s].
+        status: the QP's status ("solved" when it is).
+    """
+
+    times: np.ndarray
+    cop: np.ndarray
+    state: np.ndarray
+    omega: float
+    status: str
+
+    def cop_at(self, t: float) -> np.ndarray:
+        """CoP [m] at t [s] after the solve (linear between waypoints). Shape: (2,)."""
+        return np.array([np.interp(t, self.times, self.cop[:, 0]), np.interp(t, self.times, self.cop[:, 1])])
+
+    def com_at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CoM position, velocity, acceleration [m, m/s, m/s^2] at t [s] after the solve (exact
+        pendulum motion inside the first segments). Shapes: (2,) each."""
+        w = self.omega
+        x, v = self.state[:, 0].copy(), self.state[:, 1].copy()
+        k = 0
+        t0 = 0.0
+        while k < len(self.times) - 2 and self.times[k + 1] <= t:
+            x, v = _forward(x, v, self.cop[k], self.cop[k + 1], self.times[k + 1] - self.times[k], w)
+            t0 = self.times[k + 1]
+            k += 1
+        d = self.times[k + 1] - self.times[k]
+        h = t - t0
+        s = (self.cop[k + 1] - self.cop[k]) / d
+        p = self.cop[k] + s * h
+        y0, yd0 = x - self.cop[k], v - s
+        ch, sh = math.cosh(w * h), math.sinh(w * h)
+        y, yd = y0 * ch + yd0 / w * sh, y0 * w * sh + yd0 * ch
+        return p + y, s + yd, w * w * y
+
+
+def _forward(x: np.ndarray, v: np.ndarray, p0: np.ndarray, p1: np.ndarray, d: float, w: float) -> tuple:
+    s = (p1 - p0) / d
+    y0, yd0 = x - p0, v - s
+    ch, sh = math.cosh(w * d), math.sinh(w * d)
+    return p1 + y0 * ch + yd0 / w * sh, s + y0 * w * sh + yd0 * ch
+
+
+def node_times(phases: list[SupportPhase], cfg: MpcConfig) -> np.ndarray:
+    """Node times: every contact event inside the preview, filled to at most node_dt apart. Shape: (N + 1,)."""
+    events = [ph.end for ph in phases if ph.end < cfg.preview - cfg.min_gap]
+    marks = [0.0, *events, cfg.preview]
+    out = [0.0]
+    for a, b in zip(marks[:-1], marks[1:]):
+        if b - a < 1e-9:
+            continue
+        k = max(1, math.ceil((b - a) / cfg.node_dt - 1e-9))
+        out.extend(a + (b - a) * np.arange(1, k + 1) / k)
+    return np.array(out)
+
+
+def backward_map(times: np.ndarray, w: float) -> np.ndarray:
+    """Rows giving the initial state (x_0, x'_0) of one axis from [x_T, x'_T, p_0..p_N] by the
+    pendulum integrated backwards over the piecewise-linear CoP. Shape: (2, 2 + N + 1)."""
+    n = len(times) - 1
+    G = np.zeros((2, 2 + n + 1))
+    G[0, 0] = G[1, 1] = 1.0
+    for k in range(n - 1, -1, -1):
+        d = times[k + 1] - times[k]
+        ch, sh = math.cosh(w * d), math.sinh(w * d)
+        x1, v1 = G[0].copy(), G[1].copy()
+        c0, c1 = 2 + k, 2 + k + 1
+        G[0] = ch * x1 - sh / w * v1
+        G[1] = -w * sh * x1 + ch * v1
+        G[0, c0] += 1.0 - sh / (w * d)
+        G[0, c1] += -ch + sh / (w * d)
+        G[1, c0] += (ch - 1.0) / d
+        G[1, c1] += 1.0 / d + w * sh - ch / d
+    return G
+
+
+def solve_mpc(
+    phases: list[SupportPhase],
+    state: np.ndarray,
+    cop_now: np.ndarray,
+    *,
+    body: GaitBody,
+    height: float,
+    gravity: float,
+    config: MpcConfig,
+) -> MpcPlan:
+    """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,)."""
+    cfg = config
+    w = math.sqrt(gravity / height)
+    times = node_times(phases, cfg)
+    n = len(times) - 1
+    polys = [support_polygon(list(ph.feet), list(ph.contacts), body, cfg.margin) for ph in phases]
+    ends = np.array([ph.end for ph in phases])
+    nv = 2 * (n + 1)
+    ix, iy = np.arange(n + 1), n + 1 + np.arange(n + 1)
+    H = np.zeros((nv, nv))
+    g = np.zeros(nv)
+    # terminal capture point, with the final state eliminated (module docstring)
+    final = phases[min(int(np.searchsorted(ends, cfg.preview - 1e-9)), len(phases) - 1)]
+    last = support_polygon(list(final.feet), [True, True], body, cfg.margin)
+    G = backward_map(times, w)
+    r = G[0, 2:] + G[1, 2:] / w
+    decay = math.exp(-w * (times[-1] - times[0]))
+    for a, idx in enumerate((ix, iy)):
+        cp0 = state[a][0] + state[a][1] / w
+        rhs = cp0 - decay * last.centre[a]
+        H[np.ix_(idx, idx)] += cfg.terminal_weight * np.outer(r, r)
+        g[idx] -= cfg.terminal_weight * rhs * r
+    # centres and constraints per node
+    rows, ub = [], []
+    centres = np.zeros((n + 1, 2))
+    for k, tk in enumerate(times):
+        before = int(np.searchsorted(ends, tk - 1e-6))  # phase holding tk - 0
+        after = int(np.searchsorted(ends, tk + 1e-6))  # phase holding tk + 0
+        use = {min(before, len(polys) - 1), min(after, len(polys) - 1)}
+        centres[k] = np.mean([polys[i].centre for i in use], axis=0)
+        if k == 0:
+            continue
+        for i in use:
+            A = np.zeros((len(polys[i].b), nv))
+            A[:, ix[k]] = polys[i].A[:, 0]
+            A[:, iy[k]] = polys[i].A[:, 1]
+            rows.append(A)
+            ub.append(polys[i].b)
+    D = np.zeros((n, n + 1))
+    D[np.arange(n), np.arange(n)] = -1.0
+    D[np.arange(n), np.arange(1, n + 1)] = 1.0
+    DD = cfg.smooth_weight * D.T @ D + cfg.centre_weight * np.eye(n + 1)
+    for idx, axis in ((ix, 0), (iy, 1)):
+        H[np.ix_(idx, idx)] += DD
+        g[idx] -= cfg.centre_weight * centres[:, axis]
+    lo = np.full(nv, -np.inf)
+    hi = np.full(nv, np.inf)
+    lo[ix[0]] = hi[ix[0]] = cop_now[0]
+    lo[iy[0]] = hi[iy[0]] = cop_now[1]
+    A_in = np.vstack(rows) if rows else None
+    res = solve_qp(H, g, A=A_in, upper=np.concatenate(ub) if rows else None, x_lower=lo, x_upper=hi)
+    cop = np.stack([res.x[ix], res.x[iy]], axis=1)
+    return MpcPlan(times=times, cop=cop, state=np.asarray(state, dtype=np.float64).copy(), omega=w, status=res.status)

@@ -1,0 +1,90 @@
+"""Preview of the footstep plan: the support phases of the next seconds, for the CoM planner.
+
+A copy of the live gait planner is stepped from one contact event to the next under the current
+command (the planner's own assumption for its footholds), so the previewed footholds are exactly
+those the planner will lock at touch-down. Events in cycle time (gait.phase): left touch-down
+t_LTD, right lift-off t_RLO, right touch-down t_RTD, left lift-off at the cycle's end T.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gait.footsteps import Pose2
+from ..gait.phase import PhaseMap
+from ..gait.planner import Planner
+
+_EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class SupportPhase:
+    """One contact phase of the preview.
+
+    Attributes:
+        start: [s] from now (0 for the current phase).
+        end: [s] from now.
+        feet: planar poses (x, y, yaw) of the left and right foot; only those in contact matter.
+        contacts: left, right on the floor.
+        landed: per foot, whether it touches down after now (its foothold is still to come).
+    """
+
+    start: float
+    end: float
+    feet: tuple[Pose2, Pose2]
+    contacts: tuple[bool, bool]
+    landed: tuple[bool, bool]
+
+
+def _to_next_event(phase: float, timing: np.ndarray) -> float:
+    """Cycle time [s] from a phase to the end of its contact phase (>= 0)."""
+    phase = phase % 1.0
+    seg = 0 if phase < 0.1 else 1 if phase < 0.5 else 2 if phase < 0.6 else 3
+    return max(0.0, float(timing[seg]) - PhaseMap(timing).time(phase))
+
+
+def phase_contacts(phase: float) -> tuple[bool, bool]:
+    """Feet on the floor at a gait phase (left swing [0, 0.1), right swing [0.5, 0.6))."""
+    phase = phase % 1.0
+    return (not phase < 0.1, not 0.5 <= phase < 0.6)
+
+
+def clone(planner: Planner) -> Planner:
+    """A copy of the planner's state that can be stepped without changing the original."""
+    c = copy.copy(planner)
+    c.locked = list(planner.locked)
+    c.lifted = list(planner.lifted)
+    c.contacts = list(planner.contacts)
+    return c
+
+
+def preview(
+    planner: Planner, offsets: np.ndarray, velocity: tuple[float, float, float], horizon: float
+) -> list[SupportPhase]:
+    """Support phases covering [0, horizon] [s] from the planner's current state. ``offsets``: the
+    horizontal shift (2, 2) [m] of each foot's current foothold (step adjustment it landed with)."""
+    p = clone(planner)
+    timing = p.sampler.sample(velocity).timing
+    to_event = _to_next_event(p.phase, timing)
+    if to_event < 2 * _EPS or tuple(p.contacts) != phase_contacts(p.phase):  # on an event: step past it
+        p.nominal_step(velocity, to_event + _EPS if to_event < 2 * _EPS else _EPS)
+    t = 0.0
+    contacts = phase_contacts(p.phase)
+    poses = tuple((p.locked[f][0] + float(offsets[f, 0]), p.locked[f][1] + float(offsets[f, 1]), p.locked[f][2])
+                  for f in range(2))  # fmt: skip
+    landed = (False, False)
+    out: list[SupportPhase] = []
+    while t < horizon:
+        timing = p.sampler.sample(velocity).timing
+        dt = _to_next_event(p.phase, timing)
+        out.append(SupportPhase(t, t + dt, poses, contacts, landed))  # type: ignore[arg-type]
+        row = p.nominal_step(velocity, dt + _EPS)
+        t += dt + _EPS
+        new = phase_contacts(p.phase)
+        landed = tuple(landed[i] or (new[i] and not contacts[i]) for i in range(2))  # type: ignore[assignment]
+        poses = tuple(row.feet[i] if new[i] and not contacts[i] else poses[i] for i in range(2))  # type: ignore[assignment]
+        contacts = new
+    return out

@@ -1,0 +1,95 @@
+"""Support geometry: the contact points of the soles and the convex support polygons of the footstep plan.
+
+Each foot touches the floor through the four corners of its sole rectangle (the planner's
+GaitBody: heel..toe by +-half_width, moved inwards by a margin), expressed in the foot body's
+frame through the robot's measured sole frame (gait.robot_table.RobotGait). The same corners
+bound the support polygons of the CoM planner: one foot's rectangle in single support, the
+convex hull of both in double support.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..gait.footsteps import GaitBody, Pose2
+from ..gait.robot_table import RobotGait
+from ..transforms import quat_rotate
+
+
+def sole_corners(body: GaitBody, margin: float) -> np.ndarray:
+    """Sole-frame corners (heel-left, heel-right, toe-left, toe-right) [m]. Shape: (4, 3)."""
+    h, t, w = body.heel + margin, body.toe - margin, body.half_width - margin
+    return np.array([[h, w, 0.0], [h, -w, 0.0], [t, w, 0.0], [t, -w, 0.0]])
+
+
+def contact_points(rg: RobotGait, margin: float) -> np.ndarray:
+    """The four contact points of each foot in its foot body's frame [m]. Shape: (2, 4, 3)."""
+    c = sole_corners(rg.body, margin)
+    return np.stack([rg.sole_pos[f] + quat_rotate(rg.sole_rot[f], c) for f in range(2)])
+
+
+@dataclass(frozen=True)
+class Polygon:
+    """A convex polygon as half-planes A p <= b.
+
+    Attributes:
+        A: outward normals. Shape: (K, 2).
+        b: offsets [m]. Shape: (K,).
+        centre: mean of the vertices [m]. Shape: (2,).
+    """
+
+    A: np.ndarray
+    b: np.ndarray
+    centre: np.ndarray
+
+    def contains(self, p: np.ndarray, tol: float = 1e-9) -> bool:
+        return bool(np.all(self.A @ p <= self.b + tol))
+
+    def project(self, p: np.ndarray) -> np.ndarray:
+        """A point inside the polygon near p (alternating projections on the violated half-planes)."""
+        q = np.array(p, dtype=np.float64)
+        for _ in range(20):
+            viol = self.A @ q - self.b
+            k = int(np.argmax(viol))
+            if viol[k] <= 1e-9:
+                break
+            q = q - viol[k] * self.A[k]
+        return q
+
+
+def foot_vertices(pose: Pose2, body: GaitBody, margin: float) -> np.ndarray:
+    """World x, y of a flat foot's sole corners at planar pose (x, y, yaw) [m]. Shape: (4, 2)."""
+    c = sole_corners(body, margin)[:, :2]
+    cy, sy = math.cos(pose[2]), math.sin(pose[2])
+    return np.array([pose[0], pose[1]]) + c @ np.array([[cy, sy], [-sy, cy]])
+
+
+def hull(points: np.ndarray) -> Polygon:
+    """Convex hull of planar points (monotone chain) as half-planes. points (P, 2)."""
+    pts = sorted(map(tuple, np.round(points, 12)))
+    def cross(o: tuple, a: tuple, b: tuple) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    lower: list[tuple] = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list[tuple] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    ring = np.array(lower[:-1] + upper[:-1])  # counter-clockwise
+    edges = np.roll(ring, -1, axis=0) - ring
+    normals = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    return Polygon(normals, np.einsum("ij,ij->i", normals, ring), ring.mean(axis=0))
+
+
+def support_polygon(feet: list[Pose2], contacts: list[bool], body: GaitBody, margin: float) -> Polygon:
+    """Convex support polygon of the feet on the floor (one foot, or the hull of both)."""
+    verts = [foot_vertices(feet[i], body, margin) for i in range(2) if contacts[i]]
+    return hull(np.concatenate(verts))

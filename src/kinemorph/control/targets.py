@@ -1,0 +1,101 @@
+"""From the gait planner's r(t) to the whole-body controller's targets.
+
+Two consecutive planner frames bracket each control tick: positions are interpolated linearly
+(orientations by normalised linear interpolation), velocities are their difference over the
+planner step in real time. Sole frames become foot body poses through the robot's measured sole
+offsets; footholds move by the step adjustment (each foot keeps the shift it landed with, and a
+swinging foot blends from the shift it lifted off with to the current one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ..gait.kinematic import upper_joint_values
+from ..gait.robot_table import RobotGait
+from ..gait.sampler import f_soft
+from ..gait.stylize import Reference
+from ..robots.robot import Robot
+from ..transforms import pose_compose, pose_inverse
+
+
+@dataclass
+class Frame:
+    """One planner frame as the controller's targets (world frame).
+
+    Attributes:
+        foot_pos: foot body origins [m]. Shape: (2, 3).
+        foot_quat: foot body orientations, wxyz. Shape: (2, 4).
+        pelvis_quat: wxyz. Shape: (4,).
+        height: pelvis height [m].
+        joints: every joint's target [rad]. Shape: (nj,).
+        contacts: Shape: (2,) bool.
+        phase: gait phase.
+        yaw: pelvis heading [rad].
+    """
+
+    foot_pos: np.ndarray
+    foot_quat: np.ndarray
+    pelvis_quat: np.ndarray
+    height: float
+    joints: np.ndarray
+    contacts: np.ndarray
+    phase: float
+    yaw: float
+
+
+class FrameMaker:
+    """Turns single-frame References into :class:`Frame` s for one robot."""
+
+    def __init__(self, robot: Robot, rg: RobotGait, posture: np.ndarray) -> None:
+        self.robot = robot
+        self.rg = rg
+        self.posture = np.asarray(posture, dtype=np.float64)
+        self.inv = [pose_inverse(rg.sole_pos[f], rg.sole_rot[f]) for f in range(2)]
+        self.offset = np.zeros((2, 2))
+        self.lift_offset = np.zeros((2, 2))
+        self.was_contact = np.array([True, True])
+
+    def frame(self, ref: Reference, swing_progress: np.ndarray, step: np.ndarray) -> Frame:
+        """``swing_progress``: share of each swing done (0..1; ignored in stance); ``step``: the
+        current foothold shift (2,)."""
+        contacts = ref.contacts[0]
+        for f in range(2):
+            if not contacts[f]:
+                if self.was_contact[f]:
+                    self.lift_offset[f] = self.offset[f]
+                self.offset[f] = self.lift_offset[f] + f_soft(float(swing_progress[f])) * (step - self.lift_offset[f])
+        self.was_contact = contacts.copy()
+        pos = np.empty((2, 3))
+        quat = np.empty((2, 4))
+        for f in range(2):
+            p, q = pose_compose(ref.foot_pos[0, f], ref.foot_rot[0, f], *self.inv[f])
+            pos[f], quat[f] = p, q
+        pos[:, :2] += self.offset
+        joints = self.posture.copy()
+        joints[self.rg.joints] = upper_joint_values(ref, self.robot, self.rg)[0]
+        w, x, y, z = ref.pelvis_rot[0]
+        yaw = float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+        return Frame(pos, quat, ref.pelvis_rot[0].copy(), float(ref.pelvis_pos[0, 2]), joints, contacts.copy(),
+                     float(ref.phase[0]), yaw)  # fmt: skip
+
+
+def quat_velocity(q0: np.ndarray, q1: np.ndarray, dt: float) -> np.ndarray:
+    """World angular velocity [rad/s] taking q0 to q1 in dt [s]. Shape: (3,)."""
+    conj = np.empty(4)
+    mujoco.mju_negQuat(conj, q0)
+    dq = np.empty(4)
+    mujoco.mju_mulQuat(dq, q1, conj)
+    v = np.empty(3)
+    mujoco.mju_quat2Vel(v, dq, dt)
+    return v
+
+
+def nlerp(a: np.ndarray, b: np.ndarray, s: float) -> np.ndarray:
+    """Normalised linear interpolation of quaternions (short arc); a, b (..., 4)."""
+    sign = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0, -1.0, 1.0)
+    q = (1 - s) * a + s * sign * b
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
