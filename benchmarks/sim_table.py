@@ -55,10 +55,11 @@ def cases(data: Path) -> Iterator[Case]:
 
 HEADER = (
     "| robot | clip | engine | verdict | dynamics consistent | fell at [s] | base rms [cm] | joint rms [rad] "
-    "| residual mean / p95 [% weight] | residual velocity [m/s in 0.5 s] | ID torque over limit [% frames] "
+    "| residual mean / p95 [% weight] | residual velocity [m/s in 0.5 s] | required friction p95 "
+    "| ID torque over limit [% frames] "
     "| saturation [% steps] | slip [cm/s] "
     "| replay speed [x real time] |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -85,6 +86,7 @@ def main() -> int:
             f"| {100 * rep.base_position_rms_m:.1f} "
             f"| {rep.joint_rms_rad:.3f} | {100 * rep.residual_force_mean_fraction:.1f} / "
             f"{100 * rep.residual_force_p95_fraction:.0f} | {rep.residual_velocity_max_m_s:.2f} "
+            f"| {rep.required_friction_p95:.2f} "
             f"| {100 * rep.id_torque_over_limit_fraction:.0f} "
             f"| {100 * rep.torque_saturation_fraction:.0f} | {rep.contact_slip_cm_s:.1f} | {rep.realtime_factor:.1f} |",
             flush=True,

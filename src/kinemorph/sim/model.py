@@ -131,7 +131,7 @@ def _add_loader_bodies(spec: mujoco.MjSpec, robot: Robot) -> None:
         parent = m.body(int(m.body_parentid[b])).name
         geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]
         if spec.body(parent) is None:
-            return
+            continue  # _check_same names it
         if len(geoms) == 1 and m.geom_type[geoms[0]] == mujoco.mjtGeom.mjGEOM_SPHERE:
             add_foot_bodies(spec, {name: parent}, where=str(robot.path))
         elif not geoms:
