@@ -17,7 +17,7 @@ from kinemorph.errors import KinemorphError
 from kinemorph.robots import KNOWN_ROBOTS, load_robot
 from kinemorph.robots.geometry import lowest_point_all
 from kinemorph.robots.recognise import RecognitionError, recognise_model
-from kinemorph.robots.recognised import RobotWarning
+from kinemorph.robots.recognised import RobotWarning, require_recognition
 
 
 def _shared_robot(rel: str) -> Path:
@@ -89,15 +89,15 @@ def test_bad_models_one_clear_error(tmp_path: Path) -> None:
       <body name="b" pos="0 0 0.5"><inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
       <joint axis="0 1 0"/><geom size="0.05"/></body></body></worldbody></mujoco>"""
     with pytest.raises(RecognitionError, match="no floating base and no legs"):
-        load_robot(write(tmp_path, "arm.xml", arm))
+        require_recognition(load_robot(write(tmp_path, "arm.xml", arm)))
     with pytest.raises(RecognitionError, match="left and right cannot be told apart"):
-        load_robot(write(tmp_path, "same_side.xml", humanoid_xml(hip_width=0.0)))
+        require_recognition(load_robot(write(tmp_path, "same_side.xml", humanoid_xml(hip_width=0.0))))
     assert main(["robots", "--describe", str(tmp_path / "arm.xml")]) == 2
 
 
 def test_one_leg_refused(tmp_path: Path) -> None:
     with pytest.raises(RecognitionError, match="one leg"):
-        load_robot(write(tmp_path, "one_leg.xml", humanoid_xml(legs=1)))
+        require_recognition(load_robot(write(tmp_path, "one_leg.xml", humanoid_xml(legs=1))))
 
 
 URDF = """<robot name="r">

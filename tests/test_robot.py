@@ -209,7 +209,9 @@ def test_mjcf_by_path_guesses_feet_and_family() -> None:
     assert r.name == path.stem
     assert r.num_dofs == 12
     assert r.family == "quadruped"
-    assert set(r.feet) == {"FL_calf", "FR_calf", "RL_calf", "RR_calf"}
+    # recognition (robots/recognise.py): foot bodies at the calves' foot spheres, legs FL FR RL RR
+    assert r.feet == ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
+    assert r.legs == robot("unitree_go2").legs
 
 
 def test_urdf_by_path_gets_a_free_joint(tmp_path: Path) -> None:

@@ -34,12 +34,11 @@ def run(args: argparse.Namespace) -> int:
 def _describe(name: str) -> int:
     from ..robots import load_robot
     from ..robots.describe import describe
-    from ..robots.recognise import recognise_model
-    from ..robots.recognised import RobotWarning
+    from ..robots.recognised import RobotWarning, require_recognition
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RobotWarning)  # describe prints them
         robot = load_robot(name)
-    rec = robot.recognition or recognise_model(robot.model, where=str(robot.path))
+    rec = require_recognition(robot)
     print(describe(rec, name=robot.name, path=str(robot.path), dofs=robot.num_dofs))
     return 0

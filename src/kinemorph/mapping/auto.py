@@ -46,11 +46,9 @@ WEIGHTS: dict[str, TaskWeights] = {
 def robot_parts(robot: Robot) -> list[tuple[str, str]]:
     """(canonical landmark, robot body) pairs the automatic mapping drives, from the robot's
     recognition (run on the loaded model when the robot came from the registry)."""
-    rec = robot.recognition
-    if rec is None:
-        from ..robots.recognise import recognise_model
+    from ..robots.recognised import require_recognition
 
-        rec = recognise_model(robot.model, where=str(robot.path))
+    rec = require_recognition(robot)
     if rec.family != "humanoid":
         raise MappingError(
             f"robot {robot.name} is a {rec.family}: automatic landmark mappings are for humanoids "

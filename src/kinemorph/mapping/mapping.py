@@ -337,6 +337,10 @@ def default_mapping(motion: Motion, robot: Robot) -> Mapping:
         from .auto import auto_mapping  # a robot kinemorph has never seen (mapping/auto.py)
 
         return auto_mapping(motion, robot)
+    if getattr(robot, "recognition_error", ""):
+        from ..robots.recognise import RecognitionError
+
+        raise RecognitionError(f"{robot.recognition_error}; pass a mapping (--mapping FILE)")
     if robot.name not in KNOWN_ROBOTS:
         raise UnknownNameError(
             "robot with a shipped mapping",

@@ -69,7 +69,7 @@ def load_recognised(path: Path, *, meshes: bool) -> Recognised:
     free = _had_free_joint(path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RobotWarning)  # the final compile warns once
-        model0 = _compile(path, meshes=False)
+        model0 = _compile(path, meshes=meshes)
     first = recognise_model(model0, where=where, floating_base=free)
     spheres: dict[str, str] = {}
     tips: dict[str, tuple[str, tuple[float, float, float]]] = {}
@@ -151,3 +151,16 @@ def _landmarks(rec: Recognition) -> tuple[tuple[str, tuple[float, float, float]]
             else:
                 out.append((leg.foot, leg.toe_offset))
     return tuple(out)
+
+
+def require_recognition(robot: object) -> Recognition:
+    """A robot's recognition; the RecognitionError that loading it met when there is none."""
+    from .recognise import RecognitionError, recognise_model
+
+    rec = getattr(robot, "recognition", None)
+    if rec is not None:
+        return rec
+    error = getattr(robot, "recognition_error", "")
+    if error:
+        raise RecognitionError(error)
+    return recognise_model(robot.model, where=str(robot.path))  # type: ignore[attr-defined]

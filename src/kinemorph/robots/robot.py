@@ -175,6 +175,7 @@ class Robot:
             self.body_id(foot)
         self.recognition: Any = None  # robots/recognise.Recognition of a model not in the registry
         self.rest_pose: np.ndarray | None = None  # its rest configuration when it has no rest keyframe
+        self.recognition_error = ""  # why recognition failed on a model not in the registry
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -188,9 +189,17 @@ class Robot:
             path = Path(s)
             if not path.is_file():
                 raise RobotLoadError(f"{path}: no such robot model file")
+            from .recognise import RecognitionError
             from .recognised import load_recognised
 
-            found = load_recognised(path, meshes=meshes)  # a model never seen: recognise its parts
+            try:
+                found = load_recognised(path, meshes=meshes)  # a model never seen: recognise its parts
+            except RecognitionError as exc:  # still loads for kinematics; retargeting reports why not
+                info = RobotInfo(name=path.stem, family="", root_body="", feet=())
+                robot = cls(_compile(path, meshes=meshes), name=info.name, path=path, info=info)
+                robot.family = robot._guess_family()
+                robot.recognition_error = str(exc)
+                return robot
             robot = cls(found.model, name=found.info.name, path=path, info=found.info)
             robot.recognition = found.recognition
             robot.rest_pose = None if found.recognition.rest is None else found.recognition.rest.qpos.copy()

@@ -32,6 +32,8 @@ def _check(motion: Motion, robot: Robot) -> None:
             f"{motion.source}: the quadruped engine needs the source's four legs (root, paw); preset "
             f"{motion.preset} defines none (use the dog preset, or a keypoint .npz with 'legs')"
         )
+    if len(robot.legs) != 4 and robot.recognition_error:
+        raise KinemorphError(robot.recognition_error)
     if len(robot.legs) != 4:
         raise KinemorphError(f"robot {robot.name} has no four legs defined (known quadrupeds: unitree_go2, unitree_a1)")
 
