@@ -172,12 +172,7 @@ class GaitController:
         c, s = math.cos(yaw), math.sin(yaw)
         dv = fb.velocity
         cmd = np.array([command[0] + c * dv[0] + s * dv[1], command[1] - s * dv[0] + c * dv[1], command[2]])
-        ref = self.planner.step(tuple(cmd), 0.0 if settling else fb.kappa * self.dt_plan)
-        timing = self.planner.sampler.sample(tuple(cmd)).timing
-        self.prev = self.next
-        self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), fb.step)
-        self.time += self.dt_plan
-        # MPC from the reference state pulled towards the measurement
+        # MPC at time t from the reference state pulled towards the measurement
         a = 1.0 - math.exp(-self.cfg.follow_rate * self.dt_plan)
         x0 = self.com_ref + a * (meas - self.com_ref)
         phases = self._phases(tuple(cmd), fb.step, max(0.0, self.cfg.settle_time - self.time))
@@ -189,8 +184,14 @@ class GaitController:
                          config=self.cfg.mpc)  # fmt: skip
         solved = plan.status == "solved"
         if solved:
-            self.plan, self.plan_time = plan, self.time - self.dt_plan
+            self.plan, self.plan_time = plan, self.time
             self.com_ref = x0
+        # the reference frame at t + dt
+        ref = self.planner.step(tuple(cmd), 0.0 if settling else fb.kappa * self.dt_plan)
+        timing = self.planner.sampler.sample(tuple(cmd)).timing
+        self.prev = self.next
+        self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), fb.step)
+        self.time += self.dt_plan
         return PlanTick(self.next, fb, cmd, np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1), cop_now, solved)
 
     @staticmethod
