@@ -49,7 +49,7 @@ class ControlConfig:
 
     plan_rate: float = 125.0
     control_rate: float = 500.0
-    follow_rate: float = 5.0
+    follow_rate: float = 0.0
     settle_time: float = 0.8
     contact_margin: float = 0.005
     mpc: MpcConfig = field(default_factory=MpcConfig)

@@ -60,7 +60,7 @@ class WbcConfig:
     height_weight: float = 10.0
     com_kp: float = 60.0
     com_kd: float = 15.0
-    com_weight: float = 20.0
+    com_weight: float = 300.0
     upper_kp: float = 150.0
     upper_kd: float = 25.0
     upper_weight: float = 1.0
