@@ -28,6 +28,8 @@ class CleanupConfig:
         max_root_speed: the root moves at most this fast along each world axis [m/s].
         lift_ramp_s: the lift height ramps down to 0 over this time before a touch-down (and up
             after a lift-off) [s].
+        swing_weight: cost pulling a free foot point toward the engine's foot over the floor
+            [1/m^2], so that it lands where the engine's does (0: joint tracking only).
         return_time: time constant with which the motion returns onto the engine's after a
             constraint let go of it (a foot lifting off, a limb leaving a collision) [s].
         lift_time: a foot's contact point that is not planted moves sideways at most at its
@@ -74,6 +76,7 @@ class CleanupConfig:
     hard_lift: bool = True
     touchdown_speed: float = 0.5
     max_root_speed: float = 4.0
+    swing_weight: float = 10.0
     return_time: float = 0.07
     lift_time: float = 0.0
     contact_tolerance: float = 1e-3

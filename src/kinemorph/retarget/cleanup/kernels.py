@@ -48,6 +48,7 @@ class Arrays(NamedTuple):
     #   sideways at most pclear x its height per frame
     pplanted: np.ndarray  # (P,) bool scratch: proxy planted this frame
     lift: np.ndarray  # (T, P) height a free foot contact proxy is pulled up to [m] (0: none)
+    ftarget: np.ndarray  # (T, P, 3) the engine's world position of each proxy's first end [m]
     pairs: np.ndarray  # (K, 2) proxy pairs kept apart
     bchain: np.ndarray  # (nbody, nv) dofs moving each body, -1 padded
     bnchain: np.ndarray  # (nbody,)
@@ -80,6 +81,7 @@ class Arrays(NamedTuple):
     ref: np.ndarray  # (nv,)
     err: np.ndarray  # (nv,)
     qtmp: np.ndarray  # (nq,)
+    viol: np.ndarray  # (2,) advance(): planted points' distance from anchors, geometry violation [m]
     wend: np.ndarray  # (P, 2, 3) world positions of the proxies' segment ends [m] (scratch)
     stats: np.ndarray  # (T, 3): max contact residual [m], deepest floor violation [m], deepest pair violation [m]
 
@@ -141,11 +143,14 @@ def build_frame(
     # later passes correct their own overshoot in full, and so does the first frame (the engine's
     # frame may start inside the floor; nothing before it to keep continuous with)
     push = ar.params[5] if first and t > 0 else 1.0
+    if ar.params[14] >= 0.0:  # a retry after an infeasible QP: violated rows only must not get worse
+        push = ar.params[14]
     damp = ar.params[7]
     wl = ar.params[8]
     lift_step = ar.params[10]
     hard_lift = ar.params[11] > 0.0
     descend = ar.params[12]
+    wf = ar.params[13]
     for i in range(ik.nq):
         ik.qpos[i] = q[i]
     _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
@@ -240,6 +245,17 @@ def build_frame(
             ar.lo[m] = _bound(need - z, push)
             ar.hi[m] = 1e30
             m += 1
+            if ar.pclear[i] != 0.0 and not ar.pplanted[i] and wf > 0.0:
+                # a free foot point follows the engine's foot over the floor (x, y), so that it lands
+                # where the engine's does and the body is not left behind its planted feet
+                for r in range(2):
+                    e = p[r] - ar.ftarget[t, i, r]
+                    for u in range(n):
+                        du = ch[u]
+                        ju = ar.jt[r, du]
+                        ar.g[du] += wf * ju * e
+                        for v in range(n):
+                            ar.H[du, ch[v]] += wf * ju * ar.jt[r, ch[v]]
             if ar.lift[t, i] > z and not ar.pplanted[i]:
                 # soft lift toward this frame's lift height at up to lift_step per frame
                 target = min(ar.lift[t, i], z + lift_step)
@@ -326,21 +342,24 @@ def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out:
             e += (p[2] - ar.anchor[c, 2] - ar.callow[c]) ** 2
         worst = max(worst, e)
     worst = np.sqrt(worst)
+    ar.viol[0] = worst
+    geo = 0.0
     # geometry below the floor or inside another link (a linearisation error of the step)
     fmin = ar.params[2]
     for i in range(ar.pbody.shape[0]):
         if not ar.pfloor[i]:
             continue
         for end in range(2):
-            worst = max(worst, fmin - (ar.wend[i, end, 2] - ar.prad[i]))
+            geo = max(geo, fmin - (ar.wend[i, end, 2] - ar.prad[i]))
     p2 = np.empty(3)
     pmin = ar.params[4]
     for k in range(ar.pairs.shape[0]):
         i, j = ar.pairs[k, 0], ar.pairs[k, 1]
         segment_closest(ar.wend[i, 0], ar.wend[i, 1], ar.wend[j, 0], ar.wend[j, 1], p, p2)
         d = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2) - ar.prad[i] - ar.prad[j]
-        worst = max(worst, 0.5 * pmin - d)
-    return worst
+        geo = max(geo, 0.5 * pmin - d)
+    ar.viol[1] = geo
+    return max(worst, geo)
 
 
 @njit(cache=True)

@@ -48,10 +48,14 @@ class CleanupReport:
             of a frame (a touch-down from above counts until it lands) [mm].
         floor_violation_max_mm: deepest proxy below the floor at any frame start [mm].
         self_violation_max_mm: deepest proxy overlap at any frame start [mm].
-        relaxed_frames: frames whose QP failed and was solved again without its floor and
-            self-collision rows (conflicting constraints).
+        relaxed_frames: QP solves that failed (conflicting constraints) and were solved again
+            asking only that nothing below the floor or inside another link gets deeper.
         passes_per_frame: QP passes per frame (a frame whose step misses its constraints by more
             than contact_tolerance is solved again from where the step left it).
+        projected_frames: frames whose best pass still left geometry inside the floor or inside
+            another link, then moved out by steps without tracking.
+        backoff_steps: steps shortened because their linearised rows missed (links crossing
+            within one frame): the step is halved until nothing goes deeper than where it began.
         seconds: time of the stage [s].
         frames_per_s: frames per second of the stage.
         warnings: what was skipped and why.
@@ -66,6 +70,8 @@ class CleanupReport:
     self_violation_max_mm: float
     relaxed_frames: int
     passes_per_frame: float
+    projected_frames: int
+    backoff_steps: int
     seconds: float
     frames_per_s: float
     warnings: tuple[str, ...] = field(default=())
@@ -111,6 +117,18 @@ def _proxy_links(prox, points: ContactPoints, cfg: CleanupConfig, fps: float) ->
         if cproxy[c] >= 0 and int(points.body[c]) in feet:
             pclear[cproxy[c]] = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
     return cproxy, pclear
+
+
+def _engine_points(robot: Robot, prox, q_src: np.ndarray, pclear: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """World position [m] of each foot contact proxy's first end in the engine's motion. (T, P, 3)."""
+    out = np.zeros((q_src.shape[0], prox.count, 3))
+    feet = np.nonzero(pclear)[0]
+    if feet.size:
+        xpos, xmat = body_frames(robot, q_src)
+        b = prox.body[feet]
+        rot = xmat[:, b].reshape(q_src.shape[0], feet.size, 3, 3)
+        out[:, feet] = xpos[:, b] + np.einsum("tgij,gj->tgi", rot, prox.p0[feet])
+    return out
 
 
 def _lift_heights(
@@ -212,6 +230,7 @@ def cleanup(
         bchain=chains, bnchain=counts,
         cbody=points.body, clocal=points.local, crad=points.radius, cstart=points.start, cstop=points.stop,
         pclear=pclear, pplanted=np.zeros(prox.count, dtype=np.bool_), cproxy=cproxy,
+        ftarget=_engine_points(robot, prox, q_src, pclear),
         lift=_lift_heights(points, cproxy, pclear, T, prox.count, 0.0 if from_mask else cfg.lift_height,
                            round(cfg.lift_ramp_s * fps)),
         anchor=np.zeros((points.count, 3)), cset=np.zeros(points.count, dtype=np.bool_),
@@ -220,11 +239,12 @@ def cleanup(
         q_lo=ik.lim_lower, q_hi=ik.lim_upper, qadr=ik.dof_qadr,
         params=np.array([cfg.anchor_weight, cfg.floor_margin, 0.0, cfg.self_margin, cfg.self_distance,
                          cfg.push_speed / fps, 0.0, 1e-6, cfg.lift_weight, cfg.lift_height,
-                         cfg.lift_speed / fps, float(cfg.hard_lift), cfg.touchdown_speed / fps]),
+                         cfg.lift_speed / fps, float(cfg.hard_lift), cfg.touchdown_speed / fps,
+                         cfg.swing_weight, -1.0]),
         H=np.zeros((ik.nv, ik.nv)), g=np.zeros(ik.nv), A=np.zeros((MAX_ROWS, ik.nv)),
         lo=np.zeros(MAX_ROWS), hi=np.zeros(MAX_ROWS), xl=np.zeros(ik.nv), xu=np.zeros(ik.nv),
         jt=np.zeros((3, ik.nv)), jt2=np.zeros((3, ik.nv)), ref=np.zeros(ik.nv), err=np.zeros(ik.nv),
-        qtmp=np.zeros(ik.nq), wend=np.zeros((prox.count, 2, 3)), stats=np.zeros((T, 3)),
+        qtmp=np.zeros(ik.nq), viol=np.zeros(2), wend=np.zeros((prox.count, 2, 3)), stats=np.zeros((T, 3)),
     )  # fmt: skip
     if from_mask and points.count:
         # the engine planned its holds: anchor where it holds each foot (on the floor)
@@ -238,6 +258,8 @@ def cleanup(
     q = q_src[0].copy()
     relaxed = 0
     passes = 0
+    project = 0
+    backoff = 0
     every = max(1, T // 100)
     zero = np.zeros(ik.nv)
     moved = np.zeros(ik.nv)
@@ -249,21 +271,38 @@ def cleanup(
         src, vel, k, step = prev, v_src[t], gain, zero
         q0 = q
         best = last = np.inf
+        best_geo = 0.0
         for it in range(cfg.max_passes):
             m = build_frame(ik, ar, t, q, src, vel, k, step)
+            geo_start = max(ar.stats[t, 1], ar.stats[t, 2])  # how deep the pass starts
             if it == 0:  # where the tracking target alone would go
                 goal[:] = q  # (integrated here: advance() would measure it against the anchors)
                 mujoco.mj_integratePos(model, goal, ar.ref, 1.0)
             res = solve_qp(ar.H, ar.g, A=ar.A[:m], lower=ar.lo[:m], x_lower=ar.xl,
                            x_upper=ar.xu, solver=cfg.solver)  # fmt: skip
-            if not res.solved:
+            if not res.solved:  # conflicting rows: ask only that nothing gets worse (dq = 0 is feasible)
                 relaxed += 1
-                res = solve_qp(ar.H, ar.g, x_lower=ar.xl, x_upper=ar.xu, solver=cfg.solver)
+                ar.params[14] = 0.0
+                m = build_frame(ik, ar, t, q, src, vel, k, step)
+                ar.params[14] = -1.0
+                res = solve_qp(ar.H, ar.g, A=ar.A[:m], lower=ar.lo[:m], x_lower=ar.xl, x_upper=ar.xu, solver=cfg.solver)
+                if not res.solved:
+                    res = solve_qp(ar.H, ar.g, x_lower=ar.xl, x_upper=ar.xu, solver=cfg.solver)
             dq = res.x if res.solved else np.clip(ar.ref, ar.xl, ar.xu)
-            residual = advance(ik, ar, t, q, np.ascontiguousarray(dq), out[t])
-            if residual < best:
-                best = residual
+            dq = np.ascontiguousarray(dq)
+            residual = advance(ik, ar, t, q, dq, out[t])
+            if ar.viol[1] > tol and ar.viol[1] > geo_start:
+                # the linearised rows missed (links crossing, a large step): back off along the step
+                for scale in (0.5, 0.25, 0.125, 0.0):
+                    residual = advance(ik, ar, t, q, dq * scale, out[t])
+                    if ar.viol[1] <= max(tol, geo_start):
+                        break
+                backoff += 1
+            score = residual if ar.viol[1] <= tol else 1.0 + ar.viol[1]  # geometry first, then anchors
+            if score < best:
+                best = score
                 best_q[:] = out[t]
+                best_geo = ar.viol[1]
             # stop when satisfied, or when a pass no longer helps (a conflict, not a linearisation error)
             stalled = residual > 0.7 * last
             last = residual
@@ -275,6 +314,18 @@ def cleanup(
             moved_since(ik, q0, out[t], moved)
             q = out[t].copy()
             src, vel, k, step = goal, zero, 1.0, moved
+        if best_geo > tol:  # still inside the floor or itself: steps that only remove that
+            project += 1
+            for _ in range(cfg.max_passes):
+                q = out[t].copy()
+                moved_since(ik, q0, q, moved)
+                m = build_frame(ik, ar, t, q, q, zero, 0.0, moved)
+                res = solve_qp(ar.H, ar.g, A=ar.A[:m], lower=ar.lo[:m], x_lower=ar.xl, x_upper=ar.xu, solver=cfg.solver)
+                if not res.solved:
+                    break
+                advance(ik, ar, t, q, np.ascontiguousarray(res.x), out[t])
+                if ar.viol[1] <= tol:
+                    break
         q = out[t]
         if t % every == 0:
             report(progress, t + 1, T)
@@ -292,6 +343,8 @@ def cleanup(
         self_violation_max_mm=float(ar.stats[1:, 2].max() * 1000) if T > 1 else 0.0,
         relaxed_frames=relaxed,
         passes_per_frame=passes / T,
+        projected_frames=project,
+        backoff_steps=backoff,
         seconds=seconds,
         frames_per_s=T / seconds if seconds > 0 else float("inf"),
         warnings=tuple(warnings),
