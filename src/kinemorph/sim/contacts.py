@@ -110,13 +110,14 @@ def solve_contact_forces(
     Args:
         qfrc: generalized force the motion needs (mj_inverse). Shape: (nv,).
         jac: stacked world-frame point Jacobians. Shape: (3 P, nv).
-        weights: per generalized coordinate (large on unactuated ones). Shape: (nv,).
+        weights: W, per generalized coordinate (nv,) or a full matrix (nv, nv).
     """
     p3 = jac.shape[0]
     if p3 == 0:
         return ContactSolution(np.zeros((0, 3)), qfrc.copy(), True)
-    a = weights[:, None] * jac.T
-    b = weights * qfrc
+    W = np.diag(weights) if weights.ndim == 1 else weights
+    a = W @ jac.T
+    b = W @ qfrc
     H = a.T @ a + regularization * np.eye(p3)
     g = -a.T @ b
     n = p3 // 3

@@ -7,7 +7,10 @@ integrates, so a simulated rollout is recovered exactly up to the velocity used 
 damping terms). ``mj_inverse`` (floor contacts disabled) gives the generalized force the motion
 needs; contact forces at the points on the floor, inside the friction pyramid, explain as much of
 it as they can (contacts.solve_contact_forces); the rest on the floating base is the residual
-wrench, a force no real robot has. Joint torques are what remains on the actuated joints.
+wrench, a force no real robot has. It is measured by the base acceleration it causes (the base
+block of the mass matrix as the metric), so that the split between residual force and residual
+torque does not depend on a chosen exchange rate. Joint torques are what remains on the actuated
+joints.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class Dynamics:
         residual_force: unexplained world force on the base [N]. Shape: (T, 3).
         residual_torque: unexplained torque on the base (base frame) [N m]. Shape: (T, 3).
         residual_force_fraction: |residual_force| / body weight. Shape: (T,).
+        residual_acceleration: base acceleration the residual wrench gives, M_bb^-1 r: linear
+            (world) [m/s^2] and angular (base frame) [rad/s^2]. Shape: (T, 6).
         contact_force: summed contact force per contact body [N]. Shape: (T, B, 3).
         contact_bodies: bodies that had contact points. Shape: (B,).
         required_friction: |F_xy| / F_z of the net floor force the motion needs (the generalized
@@ -105,6 +110,7 @@ class Dynamics:
     residual_force: np.ndarray
     residual_torque: np.ndarray
     residual_force_fraction: np.ndarray
+    residual_acceleration: np.ndarray
     contact_force: np.ndarray
     contact_bodies: tuple[str, ...]
     required_friction: np.ndarray
@@ -112,6 +118,14 @@ class Dynamics:
     num_contacts: np.ndarray
     penetration: np.ndarray
     qp_failures: int
+
+
+def _base_metric(m_bb: np.ndarray, mass: float, weight: float) -> np.ndarray:
+    """W with ||W r||^2 = mass r' M_bb^-1 r / weight^2: the residual wrench r measured by the base
+    acceleration it causes (the mass matrix's metric, so that forces and torques need no
+    arbitrary exchange rate), scaled so that a pure force counts about |f|^2 / weight^2."""
+    chol = np.linalg.cholesky(np.linalg.inv(m_bb))  # M^-1 = L L'
+    return chol.T * (np.sqrt(mass) / weight)
 
 
 def _planted_bodies(tm: TorqueModel, motion: RobotMotion, use_mask: bool) -> np.ndarray | None:
@@ -147,13 +161,11 @@ def inverse_dynamics(
     m.opt.disableflags = m_flags | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     t_frames, nv, nu = motion.num_frames, m.nv, m.nu
     act = tm.act_dof
-    weights = np.full(nv, 1.0)
-    weights[:3] = 1.0 / tm.weight
-    weights[3:6] = 1.0 / (tm.weight * 0.3)  # torques about the base over a 0.3 m lever
-    passive = np.setdiff1d(np.arange(6, nv), act)
-    weights[passive] = 1.0 / tm.weight
+    joint_w = np.full(nv, 1.0 / tm.weight)  # passive joints: like the base
     lim = np.where(np.isfinite(tm.torque_limit), tm.torque_limit, tm.weight)
-    weights[act] = np.sqrt(s.torque_weight) / lim
+    joint_w[act] = np.sqrt(s.torque_weight) / lim
+    weights = np.diag(joint_w)
+    full = np.zeros((nv, nv))
     planted = _planted_bodies(tm, motion, s.use_mask)
     tol = s.mask_height_tol if planted is not None else s.height_tol
     body_of_geom = m.geom_bodyid[tm.collision_geoms]
@@ -162,6 +174,7 @@ def inverse_dynamics(
     out_tau = np.zeros((t_frames, nu))
     res_f = np.zeros((t_frames, 3))
     res_t = np.zeros((t_frames, 3))
+    res_a = np.zeros((t_frames, 6))
     cforce = np.zeros((t_frames, len(contact_body_ids), 3))
     friction = np.zeros(t_frames)
     required = np.zeros(t_frames)
@@ -177,6 +190,8 @@ def inverse_dynamics(
             data.qacc[:] = d_.qacc[t]
             mujoco.mj_inverse(m, data)
             qfrc = data.qfrc_inverse.copy()
+            mujoco.mj_fullM(m, data, full)
+            weights[:6, :6] = _base_metric(full[:6, :6], tm.mass, tm.weight)
             if qfrc[2] > 0.1 * tm.weight:
                 required[t] = float(np.hypot(qfrc[0], qfrc[1]) / qfrc[2])
             pts, owner = lowest_points(m, data, tm.collision_geoms)
@@ -196,6 +211,7 @@ def inverse_dynamics(
             out_tau[t] = tau[act]
             res_f[t] = sol.residual[:3]
             res_t[t] = sol.residual[3:6]
+            res_a[t] = np.linalg.solve(full[:6, :6], sol.residual[:6])
             ncon[t] = len(pts)
             for f, g in zip(sol.forces, owner, strict=True):
                 cforce[t, body_col[int(m.geom_bodyid[g])]] += f
@@ -214,6 +230,7 @@ def inverse_dynamics(
         residual_force=res_f,
         residual_torque=res_t,
         residual_force_fraction=np.linalg.norm(res_f, axis=1) / tm.weight,
+        residual_acceleration=res_a,
         contact_force=cforce,
         contact_bodies=tuple(m.body(b).name for b in contact_body_ids),
         required_friction=required,

@@ -156,7 +156,10 @@ def _verdict(
         residual_force_mean_fraction=float(res.mean()),
         residual_force_p95_fraction=float(np.percentile(res, 95)),
         residual_force_max_fraction=float(res.max()),
-        residual_velocity_max_m_s=residual_velocity(dyn.residual_force, motion.fps, tm.mass, th.residual_window_s),
+        residual_velocity_max_m_s=residual_velocity(dyn.residual_acceleration[:, :3], motion.fps, th.residual_window_s),
+        residual_angular_velocity_max_rad_s=residual_velocity(
+            dyn.residual_acceleration[:, 3:], motion.fps, th.residual_window_s
+        ),
         id_torque_over_limit_fraction=float(over.mean()),
         id_torque_peak_ratio=float(dyn.torque_ratio.max()) if dyn.torque_ratio.size else 0.0,
         id_torque_peak_joint=peak_joint,
@@ -201,10 +204,15 @@ def _reasons(
             f"of body weight on average, {100 * rep['residual_force_p95_fraction']:.0f}% at the 95th percentile "
             f"(limits {100 * th.max_residual_mean:.0f}% / {100 * th.max_residual_p95:.0f}%)"
         )
-    if rep["residual_velocity_max_m_s"] > th.max_residual_velocity:
+    if (
+        rep["residual_velocity_max_m_s"] > th.max_residual_velocity
+        or rep["residual_angular_velocity_max_rad_s"] > th.max_residual_angular_velocity
+    ):
         dyn.append(
-            f"the residual adds up to {rep['residual_velocity_max_m_s']:.2f} m/s of base velocity within "
-            f"{th.residual_window_s:g} s that no contact gives (limit {th.max_residual_velocity:g} m/s)"
+            f"the residual adds up to {rep['residual_velocity_max_m_s']:.2f} m/s and "
+            f"{rep['residual_angular_velocity_max_rad_s']:.2f} rad/s of base velocity within "
+            f"{th.residual_window_s:g} s that no contact gives (limits {th.max_residual_velocity:g} m/s, "
+            f"{th.max_residual_angular_velocity:g} rad/s)"
         )
     if rep["id_torque_over_limit_fraction"] > th.max_over_limit:
         dyn.append(

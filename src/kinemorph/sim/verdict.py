@@ -11,11 +11,12 @@
   weight) and its 95th percentile <= ``max_residual_p95`` (30%). A real robot has no force on
   its base; a few percent come from finite differences of jittery kinematics, a flight phase that
   the motion does not make ballistic or a trunk held in the air without support gives 100%;
-- the residual does not add up: over any ``residual_window_s`` (0.5 s) the residual force gives
-  the base at most ``max_residual_velocity`` (0.10 m/s) of velocity that no contact provides. A
-  small residual sustained for a few tenths of a second is what tips a tracked walk over: 0.1 m/s
-  moves the capture point by v / sqrt(g / h) = 2.6 cm for a centre of mass 0.7 m high (G1), a
-  quarter of a foot's length, about what balance can absorb without leaving the motion;
+- the residual does not add up: over any ``residual_window_s`` (0.5 s) the residual wrench gives
+  the base at most ``max_residual_velocity`` (0.10 m/s) and ``max_residual_angular_velocity``
+  (0.15 rad/s, 0.1 m/s at 0.7 m) of velocity that no contact provides. A small residual sustained
+  for a few tenths of a second is what tips a tracked walk over: 0.1 m/s moves the capture point by
+  v / sqrt(g / h) = 2.6 cm for a centre of mass 0.7 m high (G1), a quarter of a foot's length,
+  about what balance can absorb without leaving the motion;
 - the required torques fit the motors: the inverse-dynamics torque exceeds a limit in at most
   ``max_over_limit`` (5%) of frames;
 - no collision geometry goes deeper than ``max_penetration_m`` (2 cm) into the floor;
@@ -53,6 +54,7 @@ class Thresholds:
     max_saturation: float = 0.20
     residual_window_s: float = 0.5
     max_residual_velocity: float = 0.10
+    max_residual_angular_velocity: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,9 @@ class SimReport:
         residual_force_mean_fraction: mean |residual base force| / weight (inverse dynamics).
         residual_force_p95_fraction: its 95th percentile.
         residual_force_max_fraction: its maximum.
-        residual_velocity_max_m_s: largest |integral of the residual force| / mass over a window of
-            ``residual_window_s`` [m/s]: base velocity the contacts cannot give.
+        residual_velocity_max_m_s: largest |integral of the residual's linear base acceleration|
+            over a window of ``residual_window_s`` [m/s]: base velocity the contacts cannot give.
+        residual_angular_velocity_max_rad_s: the same for the angular acceleration [rad/s].
         id_torque_over_limit_fraction: frames whose inverse-dynamics torque exceeds a motor limit.
         id_torque_peak_ratio: max |inverse-dynamics torque| / limit over joints and frames.
         id_torque_peak_joint: the joint of that peak.
@@ -111,6 +114,7 @@ class SimReport:
     residual_force_p95_fraction: float
     residual_force_max_fraction: float
     residual_velocity_max_m_s: float
+    residual_angular_velocity_max_rad_s: float
     id_torque_over_limit_fraction: float
     id_torque_peak_ratio: float
     id_torque_peak_joint: str
@@ -172,9 +176,9 @@ def orientation_error_deg(a_wxyz: np.ndarray, b_wxyz: np.ndarray) -> np.ndarray:
     return np.degrees(2 * np.arccos(np.clip(dot, -1.0, 1.0)))
 
 
-def residual_velocity(force: np.ndarray, fps: float, mass: float, window_s: float) -> float:
-    """max over windows of |sum of force dt| / mass [m/s]. force: Shape (T, 3) [N]."""
-    c = np.vstack([np.zeros(3), np.cumsum(force, axis=0) / (fps * mass)])
+def residual_velocity(acc: np.ndarray, fps: float, window_s: float) -> float:
+    """max over windows of |sum of acc dt|: the velocity a residual acceleration (T, k) adds up to."""
+    c = np.vstack([np.zeros(acc.shape[1]), np.cumsum(acc, axis=0) / fps])
     n = max(1, round(window_s * fps))
     if c.shape[0] <= n:
         return float(np.linalg.norm(c[-1] - c[0]))
