@@ -106,7 +106,7 @@ def test_stale_temporaries_of_killed_writes_are_removed_at_the_next_write(tmp_pa
         (("human_height_assumption", math.nan), "human_height_assumption"),
         (("use_ik_match_table1", "no"), "use_ik_match_table1 must be true or false"),
         (("robot_root_name", "no_such_root"), "unknown robot body 'no_such_root'; valid: .*pelvis"),
-        (("weight", math.nan), "weight must be a finite number"),
+        (("weight", math.nan), "weights must be >= 0 and finite"),
     ],
     ids=["text height", "list height", "NaN stature", "flag as text", "unknown root", "NaN weight"],
 )

@@ -65,7 +65,7 @@ class BodyTask:
     def __post_init__(self) -> None:
         for name, w in (("position", self.position_weight), ("rotation", self.rotation_weight)):
             if not (np.isfinite(w) and w >= 0):
-                raise MappingError(f"{self.robot_body}: {name} weight must be a finite number >= 0, got {w}")
+                raise MappingError(f"{self.robot_body}: weights must be >= 0 and finite; {name} weight is {w}")
         if not (np.all(np.isfinite(self.position_offset)) and np.all(np.isfinite(self.rotation_offset))):
             raise MappingError(f"{self.robot_body}: offsets must be finite")
         n = float(np.linalg.norm(self.rotation_offset))

@@ -223,6 +223,8 @@ def parse_bvh(text: str, path: str | Path | None = None) -> BvhData:
     if not m:
         raise lines.error("expected 'Frame Time: <seconds>'")
     frame_time = _float(m.group(1), lines, "Frame Time")
+    if frame_time <= 0.0:
+        raise lines.error(f"Frame Time must be positive, found {frame_time}")
     if not 1.0 / MAX_FPS <= frame_time <= 1.0 / MIN_FPS:
         raise lines.error(
             f"Frame Time {frame_time:g} s is outside {1.0 / MAX_FPS:g} to {1.0 / MIN_FPS:g} s "
