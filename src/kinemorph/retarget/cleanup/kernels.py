@@ -43,6 +43,7 @@ class Arrays(NamedTuple):
     pp0: np.ndarray  # (P, 3) proxy segment ends in the body frame [m]
     pp1: np.ndarray  # (P, 3)
     prad: np.ndarray  # (P,) [m]
+    pbound: np.ndarray  # (P,) radius of the sphere about the segment's middle that holds the capsule [m]
     pfloor: np.ndarray  # (P,) bool: proxy checked against the floor
     pclear: np.ndarray  # (P,) nonzero: a foot contact proxy (lifted while free); > 0: it then moves
     #   sideways at most pclear x its height per frame
@@ -101,6 +102,16 @@ def _proxy_ends(ik: IkModel, ar: Arrays) -> None:
     for i in range(ar.pbody.shape[0]):
         _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp0[i], ar.wend[i, 0])
         _world(ik.xpos, ik.xmat, ar.pbody[i], ar.pp1[i], ar.wend[i, 1])
+
+
+@njit(cache=True, inline="always")
+def _far(ar: Arrays, i: int, j: int, margin: float) -> bool:
+    """Broad phase: the bounding spheres of capsules i and j are more than ``margin`` apart."""
+    dx = 0.5 * (ar.wend[i, 0, 0] + ar.wend[i, 1, 0] - ar.wend[j, 0, 0] - ar.wend[j, 1, 0])
+    dy = 0.5 * (ar.wend[i, 0, 1] + ar.wend[i, 1, 1] - ar.wend[j, 0, 1] - ar.wend[j, 1, 1])
+    dz = 0.5 * (ar.wend[i, 0, 2] + ar.wend[i, 1, 2] - ar.wend[j, 0, 2] - ar.wend[j, 1, 2])
+    reach = ar.pbound[i] + ar.pbound[j] + margin
+    return dx * dx + dy * dy + dz * dz > reach * reach
 
 
 @njit(cache=True)
@@ -288,6 +299,8 @@ def build_frame(
     worst_p = 0.0
     for k in range(ar.pairs.shape[0]):
         i, j = ar.pairs[k, 0], ar.pairs[k, 1]
+        if _far(ar, i, j, pmargin):
+            continue
         bi, bj = ar.pbody[i], ar.pbody[j]
         segment_closest(ar.wend[i, 0], ar.wend[i, 1], ar.wend[j, 0], ar.wend[j, 1], p, p2)
         dist = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2)
@@ -355,6 +368,8 @@ def advance(ik: IkModel, ar: Arrays, t: int, q: np.ndarray, dq: np.ndarray, out:
     pmin = ar.params[4]
     for k in range(ar.pairs.shape[0]):
         i, j = ar.pairs[k, 0], ar.pairs[k, 1]
+        if _far(ar, i, j, 0.5 * pmin):
+            continue
         segment_closest(ar.wend[i, 0], ar.wend[i, 1], ar.wend[j, 0], ar.wend[j, 1], p, p2)
         d = np.sqrt((p[0] - p2[0]) ** 2 + (p[1] - p2[1]) ** 2 + (p[2] - p2[2]) ** 2) - ar.prad[i] - ar.prad[j]
         geo = max(geo, 0.5 * pmin - d)

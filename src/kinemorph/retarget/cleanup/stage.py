@@ -226,6 +226,7 @@ def cleanup(
     gain = 1.0 - float(np.exp(-1.0 / (fps * (cfg.planned_return_time if from_mask else cfg.return_time))))
     ar = Arrays(
         pbody=prox.body, pp0=prox.p0, pp1=prox.p1, prad=prox.radius,
+        pbound=prox.radius + 0.5 * np.linalg.norm(prox.p1 - prox.p0, axis=1),
         pfloor=np.ones(prox.count, dtype=np.bool_), pairs=np.ascontiguousarray(pairs),
         bchain=chains, bnchain=counts,
         cbody=points.body, clocal=points.local, crad=points.radius, cstart=points.start, cstop=points.stop,
