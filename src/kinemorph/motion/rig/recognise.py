@@ -72,10 +72,11 @@ def foot_body(side: str) -> str:
 
 def _fail(source: str, found: str, missing: list[str], why: str, up: str = "y") -> RigReport:
     recipe = (
-        "write a mapping over your joint names (start from `kinemorph calibrate --mapping FILE`) "
-        f"and pass it with --mapping; see the {README_SECTION}"
+        "name your joints in a mapping over landmarks, fit it with `kinemorph calibrate FILE --robot R "
+        f"--mapping MINE.json -o FITTED.json` and retarget with --mapping FITTED.json; see the {README_SECTION}"
     )
-    problem = f"{source}: {why}; found {found or 'nothing'}; missing {', '.join(missing) or '-'}; {recipe}"
+    lacking = f"; missing {', '.join(missing)}" if missing else ""
+    problem = f"{source}: {why}; found {found or 'nothing'}{lacking}; {recipe}"
     return RigReport(source=source, family="other", rig="", method="names", up=up, missing=tuple(missing),
                      problem=problem)  # fmt: skip
 
@@ -117,7 +118,7 @@ def recognise(
         st = by_structure(tree)
         if st.limb_count > 4:
             legs = st.limb_count
-            return _report(_fail(source, _found_text(tree, ch), ch.missing,
+            return _report(_fail(source, f"{legs} limb chains of one length", [],
                                  f"the rig has {legs} paired limbs; kinemorph retargets two-legged "
                                  "(humanoid) and four-legged rigs only"), tree)  # fmt: skip
         if not st.complete:

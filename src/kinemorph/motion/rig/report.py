@@ -86,10 +86,10 @@ class RigReport:
     def to_text(self) -> str:
         """A table for people: family, rig, axes and units, then one line per landmark."""
         what = "stature" if self.family != "quadruped" else "hip height"
+        size = f", {what} {self.stature:.2f} m" if self.stature > 0 else ""
         lines = [
             f"rig: {self.rig or 'not recognised'} ({self.method}), family {self.family}",
-            f"up axis {self.up} ({self.up_source}), unit {self.unit} = {self.scale:.6g} m ({self.unit_source}), "
-            f"{what} {self.stature:.2f} m",
+            f"up axis {self.up} ({self.up_source}), unit {self.unit} = {self.scale:.6g} m ({self.unit_source}){size}",
         ]
         if self.landmarks:
             width = max(len(k) for k in self.landmarks)
