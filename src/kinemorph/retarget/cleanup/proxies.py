@@ -157,9 +157,9 @@ def _file_capsules(path: Path) -> tuple[list[tuple[str, str, np.ndarray, np.ndar
             shape: np.ndarray | tuple = pts
         else:
             shape = _primitive_points(int(model.geom_type[g]), model.geom_size[g])
-        rot = np.empty(9)
-        mujoco.mju_quat2Mat(rot, model.geom_quat[g])
-        rot = rot.reshape(3, 3)
+        flat = np.empty(9)
+        mujoco.mju_quat2Mat(flat, model.geom_quat[g])
+        rot = flat.reshape(3, 3)
         if isinstance(shape, tuple):
             p0, p1, r = shape
         else:
@@ -196,9 +196,9 @@ def _loaded_only(robot: Robot, covered: set[str]) -> list[tuple[str, str, np.nda
         if int(m.geom_type[g]) in (_T.mjGEOM_PLANE, _T.mjGEOM_MESH):
             continue
         p0, p1, r = shape if isinstance(shape, tuple) else _capsule(shape)
-        rot = np.empty(9)
-        mujoco.mju_quat2Mat(rot, m.geom_quat[g])
-        rot = rot.reshape(3, 3)
+        flat = np.empty(9)
+        mujoco.mju_quat2Mat(flat, m.geom_quat[g])
+        rot = flat.reshape(3, 3)
         pos = m.geom_pos[g]
         ct, ca = int(m.geom_contype[g]), int(m.geom_conaffinity[g])
         out.append((name, m.geom(g).name, pos + rot @ p0, pos + rot @ p1, r, ct, ca))

@@ -162,7 +162,7 @@ def humanoid_contacts(
                 continue
             b = dst[name]
             sel = np.nonzero(prox.body == b)[0]
-            if xpos is None:
+            if xpos is None or xmat is None:
                 xpos, xmat = body_frames(robot, qpos)
             for a, e in contact_intervals(mask):
                 mid = (a + e) // 2

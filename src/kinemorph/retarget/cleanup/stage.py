@@ -201,7 +201,7 @@ def cleanup(
         warnings.append(f"robot {robot.name}: no link pairs to keep apart (self-collision skipped)")
 
     from_mask = result.contacts is not None and bool(result.contact_bodies) and robot.family == "quadruped"
-    if from_mask:
+    if from_mask and result.contacts is not None:
         points = mask_contacts(robot, prox, result.contacts, result.contact_bodies)
     elif motion is not None:
         points = humanoid_contacts(motion, robot, prox, q_src, config=cfg)
