@@ -43,6 +43,9 @@ class ControlConfig:
             (0: the MPC runs open loop from its own plan; large: from the measurement).
         settle_time: the gait waits this long on both feet at the start while the MPC shifts the
             CoM for the first step [s].
+        disturbance_hz: bandwidth of the push estimate [Hz] (0: off): the horizontal force on the
+            robot that the contact forces do not explain, m c'' - f_contacts, low-passed; the MPC
+            and the QP include it (a disturbance observer in place of a state estimator).
         contact_margin: inward margin of the contact points from the sole edges [m].
         mpc, wbc, feedback: the parts' settings.
     """
@@ -51,6 +54,7 @@ class ControlConfig:
     control_rate: float = 500.0
     follow_rate: float = 0.0
     settle_time: float = 0.8
+    disturbance_hz: float = 2.0
     contact_margin: float = 0.005
     mpc: MpcConfig = field(default_factory=MpcConfig)
     wbc: WbcConfig = field(default_factory=WbcConfig)
@@ -114,6 +118,10 @@ class GaitController:
         self.sub = round(config.control_rate / config.plan_rate)
         self._jac = np.zeros((3, m.nv))
         self.m = m
+        self.mass = tm.mass
+        self.external = np.zeros(3)
+        self.contact_sum = np.zeros(2)
+        self._last_vel: np.ndarray | None = None
         self.height = 0.0
         self.feedback: GaitFeedback | None = None
         self.plan: MpcPlan | None = None
@@ -159,6 +167,7 @@ class GaitController:
             x, v, _ = self.plan.com_at(self.time - self.plan_time)
             self.com_ref = np.stack([x, v], axis=1)
         e, ed = meas[:, 0] - self.com_ref[:, 0], meas[:, 1] - self.com_ref[:, 1]
+        self._observe(meas[:, 1])
         timing = self.planner.sampler.sample(tuple(command)).timing
         settling = self.time < self.cfg.settle_time - 1e-9
         if settling:
@@ -175,13 +184,19 @@ class GaitController:
         # MPC at time t from the reference state pulled towards the measurement
         a = 1.0 - math.exp(-self.cfg.follow_rate * self.dt_plan)
         x0 = self.com_ref + a * (meas - self.com_ref)
-        phases = self._phases(tuple(cmd), fb.step, max(0.0, self.cfg.settle_time - self.time))
+        w2 = self.gravity / self.height
+        lean = self.external[:2] / (self.mass * w2)  # where a steady push moves the CoP [m]
+        step = fb.step + lean
+        n = float(np.linalg.norm(step))
+        if n > self.cfg.feedback.max_step:
+            step = step * (self.cfg.feedback.max_step / n)
+        phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
         cop_now = poly.project(cop_now)
         plan = solve_mpc(phases, x0, cop_now, body=self.rg.body, height=self.height, gravity=self.gravity,
-                         config=self.cfg.mpc)  # fmt: skip
+                         config=self.cfg.mpc, offset=lean)  # fmt: skip
         solved = plan.status == "solved"
         if solved:
             self.plan, self.plan_time = plan, self.time
@@ -190,9 +205,18 @@ class GaitController:
         ref = self.planner.step(tuple(cmd), 0.0 if settling else fb.kappa * self.dt_plan)
         timing = self.planner.sampler.sample(tuple(cmd)).timing
         self.prev = self.next
-        self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), fb.step)
+        self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), step)
         self.time += self.dt_plan
         return PlanTick(self.next, fb, cmd, np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1), cop_now, solved)
+
+    def _observe(self, velocity: np.ndarray) -> None:
+        """Update the push estimate from the CoM velocity and the QP's contact forces of the last tick."""
+        if self._last_vel is not None and self.cfg.disturbance_hz > 0:
+            raw = self.mass * (velocity - self._last_vel) / self.dt_plan - self.contact_sum / self.sub
+            a = 1.0 - math.exp(-2.0 * math.pi * self.cfg.disturbance_hz * self.dt_plan)
+            self.external[:2] += a * (raw - self.external[:2])
+        self._last_vel = velocity.copy()
+        self.contact_sum = np.zeros(2)
 
     @staticmethod
     def _phase_duration(phase: float, timing: np.ndarray) -> float:
@@ -240,5 +264,8 @@ class GaitController:
             height=np.array([a.height + s * (b.height - a.height), (b.height - a.height) / dt]),
             com=np.stack([x, v, acc]),
             joints=a.joints + s * (b.joints - a.joints),
+            external=self.external,
         )
-        return self.wbc.solve(d, tg)
+        out = self.wbc.solve(d, tg)
+        self.contact_sum += out.foot_force[:, :2].sum(axis=0)
+        return out

@@ -38,6 +38,7 @@ class ControlLog:
         mpc_solved: the CoM planner's QP solved at this tick. Shape: (N,) bool.
         wbc_failures: whole-body QP solves that did not succeed since the previous row. Shape: (N,).
         push_force: external force on the pelvis [N]. Shape: (N, 3).
+        push_estimate: the controller's estimate of the horizontal external force [N]. Shape: (N, 3).
     """
 
     time: np.ndarray
@@ -71,6 +72,7 @@ class ControlLog:
     mpc_solved: np.ndarray
     wbc_failures: np.ndarray
     push_force: np.ndarray
+    push_estimate: np.ndarray
 
     @property
     def num_rows(self) -> int:

@@ -195,7 +195,7 @@ def simulate_gait(
             kappa=pt.feedback.kappa, step_adjust=pt.feedback.step, velocity_adjust=pt.feedback.velocity,
             time_scaling_engaged=pt.feedback.time_engaged, step_adjust_engaged=pt.feedback.step_engaged,
             velocity_adjust_engaged=pt.feedback.velocity_engaged, mpc_solved=pt.mpc_solved, wbc_failures=failures,
-            push_force=push,
+            push_force=push, push_estimate=ctl.external.copy(),
         )  # fmt: skip
         if not np.isfinite(d.qpos).all() or pel[2] < FALL_FRACTION * nominal:
             fell_at, fell_phase = t + 1.0 / cc.plan_rate, phase_name(pt.frame.phase)

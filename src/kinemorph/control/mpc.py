@@ -76,6 +76,7 @@ class MpcPlan:
     Attributes:
         times: node times from the solve [s]. Shape: (N + 1,).
         cop: CoP waypoints [m]. Shape: (N + 1, 2).
+        offset: the push offset d the plan was solved with [m]. Shape: (2,).
         state: initial CoM state rows (x, x') per axis (x, y) [m, m/s]. Shape: (2, 2).
         omega: pendulum frequency sqrt(g / z) [1/s].
         status: the QP's status ("solved" when it is).
@@ -83,6 +84,7 @@ class MpcPlan:
 
     times: np.ndarray
     cop: np.ndarray
+    offset: np.ndarray
     state: np.ndarray
     omega: float
     status: str
@@ -96,17 +98,18 @@ class MpcPlan:
         pendulum motion inside the first segments). Shapes: (2,) each."""
         w = self.omega
         x, v = self.state[:, 0].copy(), self.state[:, 1].copy()
+        cop = self.cop - self.offset
         k = 0
         t0 = 0.0
         while k < len(self.times) - 2 and self.times[k + 1] <= t:
-            x, v = _forward(x, v, self.cop[k], self.cop[k + 1], self.times[k + 1] - self.times[k], w)
+            x, v = _forward(x, v, cop[k], cop[k + 1], self.times[k + 1] - self.times[k], w)
             t0 = self.times[k + 1]
             k += 1
         d = self.times[k + 1] - self.times[k]
         h = t - t0
-        s = (self.cop[k + 1] - self.cop[k]) / d
-        p = self.cop[k] + s * h
-        y0, yd0 = x - self.cop[k], v - s
+        s = (cop[k + 1] - cop[k]) / d
+        p = cop[k] + s * h
+        y0, yd0 = x - cop[k], v - s
         ch, sh = math.cosh(w * h), math.sinh(w * h)
         y, yd = y0 * ch + yd0 / w * sh, y0 * w * sh + yd0 * ch
         return p + y, s + yd, w * w * y
@@ -134,21 +137,27 @@ def node_times(phases: list[SupportPhase], cfg: MpcConfig) -> np.ndarray:
 
 def backward_map(times: np.ndarray, w: float) -> np.ndarray:
     """Rows giving the initial state (x_0, x'_0) of one axis from [x_T, x'_T, p_0..p_N] by the
-    pendulum integrated backwards over the piecewise-linear CoP. Shape: (2, 2 + N + 1)."""
+    pendulum integrated backwards over the piecewise-linear CoP. Shape: (2, 2 + N + 1).
+
+    Segment k maps (x_{k+1}, x'_{k+1}, p_k, p_{k+1}) to (x_k, x'_k) through a 2x2 transition T_k
+    and two CoP columns E_k; so G = P_N [I 0] + sum_k P_k E_k with P_k = T_0 ... T_{k-1}."""
     n = len(times) - 1
+    d = np.diff(times)
+    ch, sh = np.cosh(w * d), np.sinh(w * d)
+    # E_k columns: effect of p_k and p_{k+1} on (x_k, x'_k)
+    e0 = np.stack([1.0 - sh / (w * d), (ch - 1.0) / d], axis=1)  # (n, 2)
+    e1 = np.stack([-ch + sh / (w * d), 1.0 / d + w * sh - ch / d], axis=1)
+    P = np.empty((n + 1, 2, 2))
+    a, b, c, e = 1.0, 0.0, 0.0, 1.0
+    for k in range(n):
+        P[k] = ((a, b), (c, e))
+        t00, t01, t10, t11 = ch[k], -sh[k] / w, -w * sh[k], ch[k]
+        a, b, c, e = a * t00 + b * t10, a * t01 + b * t11, c * t00 + e * t10, c * t01 + e * t11
+    P[n] = ((a, b), (c, e))
     G = np.zeros((2, 2 + n + 1))
-    G[0, 0] = G[1, 1] = 1.0
-    for k in range(n - 1, -1, -1):
-        d = times[k + 1] - times[k]
-        ch, sh = math.cosh(w * d), math.sinh(w * d)
-        x1, v1 = G[0].copy(), G[1].copy()
-        c0, c1 = 2 + k, 2 + k + 1
-        G[0] = ch * x1 - sh / w * v1
-        G[1] = -w * sh * x1 + ch * v1
-        G[0, c0] += 1.0 - sh / (w * d)
-        G[0, c1] += -ch + sh / (w * d)
-        G[1, c0] += (ch - 1.0) / d
-        G[1, c1] += 1.0 / d + w * sh - ch / d
+    G[:, :2] = P[n]
+    G[:, 2 : 2 + n] += np.einsum("kij,kj->ik", P[:n], e0)
+    G[:, 3 : 3 + n] += np.einsum("kij,kj->ik", P[:n], e1)
     return G
 
 
@@ -161,10 +170,15 @@ def solve_mpc(
     height: float,
     gravity: float,
     config: MpcConfig,
+    offset: np.ndarray | None = None,
 ) -> MpcPlan:
-    """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,)."""
+    """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,).
+    ``offset`` d [m] (2,): a constant horizontal force F on the CoM (an estimated push), as
+    x'' = w^2 (x - p + d) with d = F / (m w^2); the pendulum is solved in p' = p - d, whose
+    polygons are the support polygons moved by -d. The plan's ``cop`` is p'."""
     cfg = config
     w = math.sqrt(gravity / height)
+    d = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
     times = node_times(phases, cfg)
     n = len(times) - 1
     polys = [support_polygon(list(ph.feet), list(ph.contacts), body, cfg.margin) for ph in phases]
@@ -181,25 +195,23 @@ def solve_mpc(
     decay = math.exp(-w * (times[-1] - times[0]))
     for a, idx in enumerate((ix, iy)):
         cp0 = state[a][0] + state[a][1] / w
-        rhs = cp0 - decay * last.centre[a]
+        rhs = cp0 - decay * (last.centre[a] - d[a])
         H[np.ix_(idx, idx)] += cfg.terminal_weight * np.outer(r, r)
         g[idx] -= cfg.terminal_weight * rhs * r
-    # centres and constraints per node
-    rows, ub = [], []
-    centres = np.zeros((n + 1, 2))
-    for k, tk in enumerate(times):
-        before = int(np.searchsorted(ends, tk - 1e-6))  # phase holding tk - 0
-        after = int(np.searchsorted(ends, tk + 1e-6))  # phase holding tk + 0
-        use = {min(before, len(polys) - 1), min(after, len(polys) - 1)}
-        centres[k] = np.mean([polys[i].centre for i in use], axis=0)
-        if k == 0:
-            continue
-        for i in use:
-            A = np.zeros((len(polys[i].b), nv))
-            A[:, ix[k]] = polys[i].A[:, 0]
-            A[:, iy[k]] = polys[i].A[:, 1]
-            rows.append(A)
-            ub.append(polys[i].b)
+    # centres and constraints per node: each node lies in the phases on both sides of it
+    before = np.minimum(np.searchsorted(ends, times - 1e-6), len(polys) - 1)
+    after = np.minimum(np.searchsorted(ends, times + 1e-6), len(polys) - 1)
+    cen = np.array([p.centre for p in polys]) - d
+    centres = 0.5 * (cen[before] + cen[after])
+    pairs = [(k, int(before[k])) for k in range(1, n + 1)]
+    pairs += [(k, int(after[k])) for k in range(1, n + 1) if after[k] != before[k]]
+    Acat = np.concatenate([polys[i].A for _, i in pairs])
+    bcat = np.concatenate([polys[i].b - polys[i].A @ d for _, i in pairs])
+    node = np.concatenate([np.full(len(polys[i].b), k) for k, i in pairs])
+    A_in = np.zeros((len(bcat), nv))
+    rows = np.arange(len(bcat))
+    A_in[rows, ix[node]] = Acat[:, 0]
+    A_in[rows, iy[node]] = Acat[:, 1]
     D = np.zeros((n, n + 1))
     D[np.arange(n), np.arange(n)] = -1.0
     D[np.arange(n), np.arange(1, n + 1)] = 1.0
@@ -209,9 +221,8 @@ def solve_mpc(
         g[idx] -= cfg.centre_weight * centres[:, axis]
     lo = np.full(nv, -np.inf)
     hi = np.full(nv, np.inf)
-    lo[ix[0]] = hi[ix[0]] = cop_now[0]
-    lo[iy[0]] = hi[iy[0]] = cop_now[1]
-    A_in = np.vstack(rows) if rows else None
-    res = solve_qp(H, g, A=A_in, upper=np.concatenate(ub) if rows else None, x_lower=lo, x_upper=hi)
+    lo[ix[0]] = hi[ix[0]] = cop_now[0] - d[0]
+    lo[iy[0]] = hi[iy[0]] = cop_now[1] - d[1]
+    res = solve_qp(H, g, A=A_in, upper=bcat, x_lower=lo, x_upper=hi)
     cop = np.stack([res.x[ix], res.x[iy]], axis=1)
-    return MpcPlan(times=times, cop=cop, state=np.asarray(state, dtype=np.float64).copy(), omega=w, status=res.status)
+    return MpcPlan(times=times, cop=cop + d, offset=d.copy(), state=np.asarray(state, dtype=np.float64).copy(), omega=w, status=res.status)

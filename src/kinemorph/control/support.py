@@ -89,7 +89,34 @@ def hull(points: np.ndarray) -> Polygon:
     return Polygon(normals, np.einsum("ij,ij->i", normals, ring), ring.mean(axis=0))
 
 
+_CACHE: dict[tuple, Polygon] = {}
+_CACHE_SIZE = 256
+
+
 def support_polygon(feet: list[Pose2], contacts: list[bool], body: GaitBody, margin: float) -> Polygon:
-    """Convex support polygon of the feet on the floor (one foot, or the hull of both)."""
-    verts = [foot_vertices(feet[i], body, margin) for i in range(2) if contacts[i]]
-    return hull(np.concatenate(verts))
+    """Convex support polygon of the feet on the floor (one foot's rectangle, or the hull of both).
+    Memoised: the same footholds recur over many planner ticks."""
+    key = (tuple(feet[i] if contacts[i] else None for i in range(2)), body, margin)
+    poly = _CACHE.get(key)
+    if poly is None:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        down = [i for i in range(2) if contacts[i]]
+        if len(down) == 1:
+            poly = _rectangle(feet[down[0]], body, margin)
+        else:
+            poly = hull(np.concatenate([foot_vertices(feet[i], body, margin) for i in down]))
+        _CACHE[key] = poly
+    return poly
+
+
+def _rectangle(pose: Pose2, body: GaitBody, margin: float) -> Polygon:
+    """One flat foot's sole rectangle as four half-planes."""
+    c, s = math.cos(pose[2]), math.sin(pose[2])
+    x, y = np.array([c, s]), np.array([-s, c])
+    p = np.array([pose[0], pose[1]])
+    A = np.stack([x, -x, y, -y])
+    off = np.array([body.toe - margin, -(body.heel + margin), body.half_width - margin, body.half_width - margin])
+    b = A @ p + off
+    centre = p + x * 0.5 * (body.toe + body.heel)
+    return Polygon(A, b, centre)

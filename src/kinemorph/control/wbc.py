@@ -54,10 +54,10 @@ class WbcConfig:
     swing_weight: float = 30.0
     pelvis_kp: float = 200.0
     pelvis_kd: float = 28.0
-    pelvis_weight: float = 10.0
+    pelvis_weight: float = 30.0
     height_kp: float = 150.0
     height_kd: float = 25.0
-    height_weight: float = 10.0
+    height_weight: float = 100.0
     com_kp: float = 60.0
     com_kd: float = 15.0
     com_weight: float = 300.0
@@ -94,6 +94,7 @@ class WbcTargets:
         height: pelvis height [m] and its rate [m/s]. Shape: (2,).
         com: horizontal CoM position, velocity, acceleration [m, m/s, m/s^2]. Shape: (3, 2).
         joints: target value of every actuated joint [rad] (upper body from the style). Shape: (nj,).
+        external: estimated external force on the pelvis [N] (the QP's dynamics include it). Shape: (3,).
     """
 
     foot_pos: np.ndarray
@@ -105,6 +106,7 @@ class WbcTargets:
     height: np.ndarray
     com: np.ndarray
     joints: np.ndarray
+    external: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -191,10 +193,19 @@ class WholeBody:
         w[up], kp[up], kd[up] = config.upper_weight, config.upper_kp, config.upper_kd
         self.joint_w, self.joint_kp, self.joint_kd = w, kp, kd
         self._M = np.zeros((nv, nv))
-        self._jp = np.zeros((3, nv))
+        # task rows: feet 2 x 6, pelvis rotation 3, pelvis height 1, CoM 2, joints nv - 6
+        self.n_rows = 18 + nv - 6
+        self._J = np.zeros((self.n_rows, nv))
+        self._J[18:, 6:] = np.eye(nv - 6)
+        self._u = np.zeros(self.n_rows)
+        self._w = np.zeros(self.n_rows)
+        self._w[12:15] = config.pelvis_weight
+        self._w[15] = config.height_weight
+        self._w[16:18] = config.com_weight
+        self._w[18:] = w
         self._jr = np.zeros((3, nv))
         self._jc = np.zeros((3, nv))
-        self._warm: np.ndarray | None = None
+        self._reg = config.accel_reg * np.eye(nv)
 
     def solve(self, d: mujoco.MjData, tg: WbcTargets) -> WbcOutput:
         """Torques for the state in ``d`` (kinematics, mass matrix and bias forces computed, as
@@ -204,70 +215,52 @@ class WholeBody:
         mujoco.mj_fullM(m, d, self._M)
         M = self._M
         h = d.qfrc_bias - d.qfrc_passive
-        rows: list[np.ndarray] = []
-        targets: list[np.ndarray] = []
-        weights: list[np.ndarray] = []
-        # feet
-        pts_cols = []
+        J, u, wt = self._J, self._u, self._w
+        cols = []
         for f, body in enumerate(self.feet):
-            mujoco.mj_jacBody(m, d, self._jp, self._jr, body)
-            J = np.vstack([self._jp, self._jr])
-            v = J @ qd
+            r0 = 6 * f
+            mujoco.mj_jacBody(m, d, J[r0 : r0 + 3], J[r0 + 3 : r0 + 6], body)
+            Jf = J[r0 : r0 + 6]
+            v = Jf @ qd
             if tg.contacts[f]:
-                u = -cfg.foot_kd * v
-                wt = cfg.stance_weight
+                u[r0 : r0 + 6] = -cfg.foot_kd * v
+                wt[r0 : r0 + 6] = cfg.stance_weight
+                # contact points: J_p = J_lin - [r]x J_ang with r the point from the body origin
+                r = self.points[f] @ d.xmat[body].reshape(3, 3).T  # (4, 3)
+                Jl, Ja = Jf[:3], Jf[3:]
+                S = np.zeros((4, 3, 3))
+                S[:, 0, 1], S[:, 0, 2], S[:, 1, 2] = -r[:, 2], r[:, 1], -r[:, 0]
+                S[:, 1, 0], S[:, 2, 0], S[:, 2, 1] = r[:, 2], -r[:, 1], r[:, 0]
+                Jp = Jl[None] - S @ Ja  # (4, 3, nv)
+                cols.append(np.einsum("pkn,ke->npe", Jp, self.B).reshape(nv, 16))
             else:
-                e = np.concatenate([tg.foot_pos[f] - d.xpos[body], _rot_error(tg.foot_quat[f], d.xquat[body])])
-                u = cfg.foot_kp * e + cfg.foot_kd * (tg.foot_vel[f] - v)
-                wt = cfg.swing_weight
-            rows.append(J)
-            targets.append(u)
-            weights.append(np.full(6, wt))
-            if tg.contacts[f]:
-                R = d.xmat[body].reshape(3, 3)
-                for p in self.points[f]:
-                    mujoco.mj_jac(m, d, self._jc, None, d.xpos[body] + R @ p, body)
-                    pts_cols.append(self._jc.T @ self.B)  # (nv, 4)
-        # pelvis orientation and height
-        mujoco.mj_jacBody(m, d, self._jp, self._jr, self.pelvis)
-        w_p = self._jr @ qd
-        u = cfg.pelvis_kp * _rot_error(tg.pelvis_quat, d.xquat[self.pelvis]) + cfg.pelvis_kd * (tg.pelvis_omega - w_p)
-        rows.append(self._jr.copy())
-        targets.append(u)
-        weights.append(np.full(3, cfg.pelvis_weight))
-        jz = self._jp[2:3].copy()
-        u = cfg.height_kp * (tg.height[0] - d.xpos[self.pelvis, 2]) + cfg.height_kd * (tg.height[1] - jz[0] @ qd)
-        rows.append(jz)
-        targets.append(np.array([u]))
-        weights.append(np.array([cfg.height_weight]))
-        # CoM
+                e_rot = _rot_error(tg.foot_quat[f], d.xquat[body])
+                u[r0 : r0 + 3] = cfg.foot_kp * (tg.foot_pos[f] - d.xpos[body]) + cfg.foot_kd * (tg.foot_vel[f, :3] - v[:3])
+                u[r0 + 3 : r0 + 6] = cfg.foot_kp * e_rot + cfg.foot_kd * (tg.foot_vel[f, 3:] - v[3:])
+                wt[r0 : r0 + 6] = cfg.swing_weight
+        mujoco.mj_jacBody(m, d, self._jc, J[12:15], self.pelvis)
+        h = h - self._jc.T @ tg.external  # the estimated push acts like a bias force
+        u[12:15] = cfg.pelvis_kp * _rot_error(tg.pelvis_quat, d.xquat[self.pelvis]) + cfg.pelvis_kd * (
+            tg.pelvis_omega - J[12:15] @ qd
+        )
+        J[15] = self._jc[2]
+        u[15] = cfg.height_kp * (tg.height[0] - d.xpos[self.pelvis, 2]) + cfg.height_kd * (tg.height[1] - J[15] @ qd)
         mujoco.mj_jacSubtreeCom(m, d, self._jc, 1)
-        Jc = self._jc[:2].copy()
-        c, cv = d.subtree_com[1, :2], Jc @ qd
-        u = tg.com[2] + cfg.com_kp * (tg.com[0] - c) + cfg.com_kd * (tg.com[1] - cv)
-        rows.append(Jc)
-        targets.append(u)
-        weights.append(np.full(2, cfg.com_weight))
-        # joints
+        J[16:18] = self._jc[:2]
+        c, cv = d.subtree_com[1, :2], J[16:18] @ qd
+        u[16:18] = tg.com[2] + cfg.com_kp * (tg.com[0] - c) + cfg.com_kd * (tg.com[1] - cv)
         q = d.qpos[self.joint_qadr]
         v = qd[6:]
-        J = np.zeros((nv - 6, nv))
-        J[:, 6:] = np.eye(nv - 6)
-        rows.append(J)
-        targets.append(self.joint_kp * (tg.joints - q) - self.joint_kd * v)
-        weights.append(self.joint_w)
-
-        Jt = np.vstack(rows)
-        ut = np.concatenate(targets)
-        wt = np.concatenate(weights)
-        nc = 4 * len(pts_cols)
+        u[18:] = self.joint_kp * (tg.joints - q) - self.joint_kd * v
+        Jt, ut = J, u
+        nc = 16 * len(cols)
         n = nv + nc
         H = np.zeros((n, n))
         g = np.zeros(n)
         WJ = Jt * wt[:, None]
-        H[:nv, :nv] = Jt.T @ WJ + cfg.accel_reg * np.eye(nv)
+        H[:nv, :nv] = Jt.T @ WJ + self._reg
         g[:nv] = -WJ.T @ ut
-        Q = np.hstack(pts_cols) if nc else np.zeros((nv, 0))
+        Q = np.hstack(cols) if nc else np.zeros((nv, 0))
         if nc:
             Qa = Q[6:]
             H[nv:, nv:] = cfg.torque_reg * Qa.T @ Qa + cfg.force_reg * np.eye(nc)
