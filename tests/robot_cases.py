@@ -28,9 +28,11 @@ def _inertial(m: float) -> str:
 def humanoid_xml(
     *, height: float = 1.6, prefix: str = "seg", free: bool = True, toes: bool = True, hip_width: float = 0.09,
     legs: int = 2,
+    fingers: bool = False,
 ) -> str:
     """A humanoid of about ``height`` metres standing at its zero pose (arms down, legs straight);
-    hip_width: lateral offset of each leg [m] at 1.6 m."""
+    hip_width: lateral offset of each leg [m] at 1.6 m; fingers: three finger chains on each hand
+    and sensor bodies (no joints) on the trunk and head."""
     s = height / 1.6
     n = _Names(prefix)
     thigh, shank, ankle, pelvis_w = 0.38 * s, 0.38 * s, 0.07 * s, hip_width * s
@@ -69,6 +71,19 @@ def humanoid_xml(
         </body>
       </body>"""
 
+    def finger_xml() -> str:
+        if not fingers:
+            return ""
+        out = ""
+        for dx in (-0.02, 0.0, 0.02):
+            out += (
+                f'<body name="{n()}" pos="{dx * s:.4f} 0 {-0.04 * s:.4f}">{_inertial(0.02)}'
+                f'<joint name="{n()}" axis="0 1 0" range="0 1.5"/>'
+                f'<body name="{n()}" pos="0 0 {-0.04 * s:.4f}">{_inertial(0.01)}<joint name="{n()}" axis="0 1 0" range="0 1.5"/>'
+                "</body></body>"
+            )
+        return out
+
     def arm(side: float) -> str:
         return f"""
           <body name="{n()}" pos="0 {side * 0.17 * s:.4f} {0.45 * s:.4f}">{_inertial(0.5)}
@@ -84,6 +99,7 @@ def humanoid_xml(
                   <body name="{n()}" pos="0 0 {-fore:.4f}">{_inertial(0.2)}
                     <joint name="{n()}" axis="0 0 1" range="-1.5 1.5"/>
                     <geom type="sphere" size="{0.035 * s:.4f}" contype="0" conaffinity="0"/>
+                    {finger_xml()}
                   </body>
                 </body>
               </body>
@@ -96,6 +112,7 @@ def humanoid_xml(
         <joint name="{n()}" axis="0 0 1" range="-1 1"/>
         <geom type="box" size="{0.08 * s:.4f} {0.12 * s:.4f} {0.2 * s:.4f}" pos="0 0 {0.22 * s:.4f}" contype="0" conaffinity="0"/>
         {arm(1.0)}{arm(-1.0)}
+        {f'<body name="{n()}" pos="0.05 0 0.2">{_inertial(0.01)}</body>' if fingers else ""}
         <body name="{n()}" pos="0 0 {0.5 * s:.4f}">{_inertial(1.0)}
           <joint name="{n()}" axis="0 0 1" range="-1 1"/>
           <geom type="sphere" size="{0.09 * s:.4f}" pos="0 0 {0.1 * s:.4f}" contype="0" conaffinity="0"/>

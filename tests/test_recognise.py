@@ -53,6 +53,35 @@ def test_synthetic_humanoid_parts_found_without_names(tmp_path: Path, height: fl
     assert np.all(dof >= robot.lower - 1e-9) and np.all(dof <= robot.upper + 1e-9)
 
 
+def test_hands_with_fingers_end_the_arm_at_the_palm(tmp_path: Path) -> None:
+    plain = load_robot(write(tmp_path, "a.xml", humanoid_xml(prefix="f"))).recognition
+    robot = load_robot(write(tmp_path, "b.xml", humanoid_xml(prefix="f", fingers=True)))
+    rec = robot.recognition
+    for arm, ref in zip(rec.arms, plain.arms):
+        assert robot.model.body(arm.wrist).jntnum == 1 and len(arm.bodies) == len(ref.bodies)
+        pos = robot.fk(robot.rest_qpos()).positions[0]
+        shoulder, elbow, wrist = (pos[robot.body_id(b), 2] for b in (arm.bodies[0], arm.elbow, arm.wrist))
+        assert shoulder > elbow > wrist
+
+
+def test_cli_gallery_lists_folders_and_describe_prints_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "kid").mkdir()
+    write(tmp_path / "kid", "kid.xml", humanoid_xml(height=0.7, prefix="k"))
+    write(tmp_path, "dog.xml", quadruped_xml())
+    write(tmp_path, "scene.xml", "<mujoco/>")
+    monkeypatch.setenv("KINEMORPH_ROBOTS", str(tmp_path))
+    assert main(["robots"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if "KINEMORPH_ROBOTS" in line}
+    assert rows["kid"][2:4] == ["humanoid", "26"] and rows["dog"][2:4] == ["quadruped", "12"]
+    assert "scene" not in rows
+    assert main(["robots", "--describe", str(tmp_path / "dog.xml")]) == 0
+    out = capsys.readouterr().out
+    assert "leg FL" in out and "leg RR" in out and "knees bent" in out
+
+
 def test_synthetic_quadruped_legs_and_standing_pose(tmp_path: Path) -> None:
     for spheres in (True, False):
         robot = load_robot(write(tmp_path, f"q{spheres}.xml", quadruped_xml(spheres=spheres, length=0.8, leg=0.3)))

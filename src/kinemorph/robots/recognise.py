@@ -222,19 +222,15 @@ def _leg(tree: _Tree, pelvis: int, foot_end: int, side: str, where: str) -> LegC
 
 
 def _arm(tree: _Tree, torso: int, tip_leaf: int, side: str) -> ArmChain:
-    chain = [b for b in tree.path(torso, tip_leaf) if tree.joints[b] or b == tip_leaf]
-    # the hand: the first body past which the arm branches (fingers), else the last one
-    end = len(chain) - 1
-    for k, b in enumerate(chain):
-        if len(tree.children[b]) > 1:
-            end = k
-            break
-    chain = chain[: end + 1]
+    full = [b for b in tree.path(torso, tip_leaf) if tree.joints[b] or b == tip_leaf]
+    k = _split(tree, full, tree.pos[full[0]], tree.distal(full[-1]), ("elbow", "forearm"))
+    if k < 0:
+        k = max(1, len(full) // 2) if len(full) > 1 else 0
+    # the hand: the first body past the elbow where the arm branches (fingers), else the last one
+    end = next((j for j in range(k + 1, len(full)) if len(tree.children[full[j]]) > 1), len(full) - 1)
+    chain = full[: end + 1]
     last = chain[-1]
     tip = tree.distal(last)
-    k = _split(tree, chain, tree.pos[chain[0]], tip, ("elbow", "forearm"))
-    if k < 0:
-        k = max(1, len(chain) // 2) if len(chain) > 1 else 0
     wrist = tree.names[chain[-1]] if k < len(chain) - 1 else ""
     return ArmChain(
         side=side, bodies=tuple(tree.names[b] for b in chain), shoulder=tree.names[chain[max(k - 1, 0)]],
