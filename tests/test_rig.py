@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import robot_or_skip
 from kinemorph.errors import KinemorphError
@@ -202,7 +204,7 @@ def _two_characters(data) -> str:  # type: ignore[no-untyped-def]
 def test_eight_legged_rig_is_refused_in_one_line() -> None:
     m = _motion(parse_bvh(crab_bvh(8)))
     assert m.family == "other"
-    assert "8 paired limbs" in m.rig.problem and "\n" not in m.rig.problem
+    assert "8 limbs" in m.rig.problem and "\n" not in m.rig.problem
 
 
 def test_unrecognised_rig_refuses_the_default_mapping_with_the_recipe() -> None:
@@ -323,3 +325,48 @@ def test_more_conventions_by_name(generated_walk: Motion, names: dict[str, str])
     assert rep.ok and rep.method == "names"
     for mark in ("hip_l", "knee_l", "ankle_r", "shoulder_l", "elbow_r", "wrist_l"):
         assert rep.landmarks[mark] == names[EXPECTED[mark]], mark
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 30),
+    seed=st.integers(0, 2**31 - 1),
+    frames=st.integers(1, 5),
+)
+def test_any_tree_loads_or_fails_with_the_packages_error(n: int, seed: int, frames: int) -> None:
+    """Random trees, lengths and poses: recognition never raises anything but KinemorphError."""
+    from kinemorph.motion.skeleton import EndSite, Skeleton
+    from kinemorph.transforms import quat_normalize
+
+    rng = np.random.default_rng(seed)
+    parents = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)])
+    offsets = rng.normal(size=(n, 3)) * rng.choice([0.0, 1.0, 30.0], size=(n, 1))
+    chans = (("Xposition", "Yposition", "Zposition", "Zrotation", "Xrotation", "Yrotation"),) + (
+        ("Zrotation", "Xrotation", "Yrotation"),
+    ) * (n - 1)
+    names = tuple(rng.choice(["Hips", "LeftLeg", "RightLeg", "LeftArm", "Head", "j"]) + str(i) for i in range(n))
+    sk = Skeleton(names, parents, offsets, chans, (EndSite(n - 1, np.array([0.0, 1.0, 0.0])),))
+    lr = quat_normalize(rng.normal(size=(frames, n, 4)))
+    lp = np.broadcast_to(offsets, (frames, n, 3)).copy()
+    try:
+        with np.errstate(all="ignore"):
+            motion_from_raw(sk, lr, lp, 30.0, source="random.bvh")
+    except KinemorphError:
+        pass
+
+
+@pytest.mark.parametrize("legs", range(1, 11))
+def test_radial_rigs_with_any_leg_count_never_crash(legs: int) -> None:
+    from kinemorph.transforms import quat_normalize
+
+    data = parse_bvh(crab_bvh(legs))
+    lr, lp = data.local_transforms()
+    rng = np.random.default_rng(legs)
+    lr = quat_normalize(lr + 0.3 * rng.normal(size=lr.shape))
+    try:
+        m = motion_from_raw(data.skeleton, lr, lp, 30.0, source="radial.bvh")
+    except KinemorphError:
+        return
+    assert m.family in ("humanoid", "quadruped", "other")
+    if legs > 4 or legs == 3:
+        assert m.family == "other" and f"the rig has {legs} limbs" in m.rig.problem

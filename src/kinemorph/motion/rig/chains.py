@@ -213,6 +213,26 @@ def _pairs(tree: PosedTree, reach: np.ndarray, size: float) -> tuple[list[_Pair]
     return pairs, count
 
 
+def _unpaired_limbs(tree: PosedTree, reach: np.ndarray, limbs: list[_Pair]) -> int:
+    """Branches left out of the limb pairs that are copies of a limb (same reach and joint count
+    within the pairing tolerances): the fifth leg of a five-legged rig."""
+    sk = tree.skeleton
+    n_sub = np.ones(sk.num_joints, dtype=int)
+    for j in range(sk.num_joints - 1, 0, -1):
+        n_sub[sk.parents[j]] += n_sub[j]
+    paired = {b for p in limbs for b in p.branches}
+    ref = [(reach[b] + tree.lengths[b], int(n_sub[b])) for b in paired]
+    extra = 0
+    for p in {p.base for p in limbs}:
+        for c in sk.children(p):
+            if c in paired:
+                continue
+            r, n = reach[c] + tree.lengths[c], int(n_sub[c])
+            if any(abs(r - r0) / max(r, r0) < 0.12 and abs(n - n0) <= max(2, 0.2 * max(n, n0)) for r0, n0 in ref):
+                extra += 1
+    return extra
+
+
 def by_structure(tree: PosedTree) -> Chains:
     """Two leg and two arm chains from the tree's topology and rest geometry (names not used).
 
@@ -234,9 +254,9 @@ def by_structure(tree: PosedTree) -> Chains:
     limbs = [p for p in pairs if not any(q in tree.descendants(b) or q == b for b in p.branches for q in inner)]
     big = max((p.reach for p in limbs), default=0.0)
     limbs = [p for p in limbs if p.reach > 0.45 * big]
-    out.limb_count = 2 * len(limbs)
-    if len(limbs) != 2:
-        out.missing.append(f"two leg and two arm chains (found {2 * len(limbs)} paired limb chains)")
+    out.limb_count = 2 * len(limbs) + _unpaired_limbs(tree, reach, limbs)
+    if len(limbs) != 2 or out.limb_count != 4:
+        out.missing.append(f"two leg and two arm chains (found {out.limb_count} limb chains)")
         return out
     best = None
     for legs, arms in ((limbs[0], limbs[1]), (limbs[1], limbs[0])):

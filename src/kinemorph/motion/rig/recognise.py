@@ -116,10 +116,10 @@ def recognise(
     ch = by_names(tree)
     if not ch.complete:
         st = by_structure(tree)
-        if st.limb_count > 4:
+        if st.limb_count > 4 or st.limb_count == 3:
             legs = st.limb_count
             return _report(_fail(source, f"{legs} limb chains of one length", [],
-                                 f"the rig has {legs} paired limbs; kinemorph retargets two-legged "
+                                 f"the rig has {legs} limbs; kinemorph retargets two-legged "
                                  "(humanoid) and four-legged rigs only"), tree)  # fmt: skip
         if not st.complete:
             missing = ch.missing if ch.missing and len(ch.missing) <= len(st.missing) + 6 else st.missing
