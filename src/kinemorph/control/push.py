@@ -59,4 +59,7 @@ def parse_push(text: str) -> Push:
         raise ConfigError(
             f"--push must be F@T:DIR (N/kg @ seconds : {'|'.join(DIRECTIONS)}), e.g. 1.5@4:front; got {text!r}"
         )
-    return Push(float(m.group(1)), float(m.group(2)), m.group(3))
+    try:
+        return Push(float(m.group(1)), float(m.group(2)), m.group(3))
+    except ConfigError as exc:
+        raise ConfigError(f"--push {text!r}: {exc}") from None
