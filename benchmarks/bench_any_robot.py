@@ -66,7 +66,10 @@ def main() -> None:
         t0 = time.perf_counter()
         load_robot(robots_dir / "unitree_h1_2/h1_2_handless.xml")
         times.append(time.perf_counter() - t0)
-    print(f"recognition + load of H1-2 (29 bodies + world): best {min(times):.3f} s, median {statistics.median(times):.3f} s")
+    print(
+        f"recognition + load of H1-2 (29 bodies + world): best {min(times):.3f} s, "
+        f"median {statistics.median(times):.3f} s"
+    )
 
 
 if __name__ == "__main__":

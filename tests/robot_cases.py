@@ -5,6 +5,8 @@ by a number pattern (``prefix + k``), so recognition cannot lean on names; any h
 quadruped_xml: a four-legged robot with anonymous bodies, sphere feet or capsule calf tips.
 """
 
+# ruff: noqa: E501  (inline MJCF/URDF templates read best one element per line)
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -26,7 +28,12 @@ def _inertial(m: float) -> str:
 
 
 def humanoid_xml(
-    *, height: float = 1.6, prefix: str = "seg", free: bool = True, toes: bool = True, hip_width: float = 0.09,
+    *,
+    height: float = 1.6,
+    prefix: str = "seg",
+    free: bool = True,
+    toes: bool = True,
+    hip_width: float = 0.09,
     legs: int = 2,
     fingers: bool = False,
 ) -> str:

@@ -1,6 +1,8 @@
 """Robot recognition, the automatic mapping and the recognised quadruped legs, on synthetic models
 with naming no registry knows, the registered robots and (with KINEMORPH_DATA) H1-2 and A2."""
 
+# ruff: noqa: E501  (inline MJCF/URDF templates read best one element per line)
+
 from __future__ import annotations
 
 import os
@@ -9,15 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import needs_data, needs_menagerie
-from robot_cases import humanoid_xml, quadruped_xml, write
 
+from conftest import needs_data, needs_menagerie
 from kinemorph.cli import main
-from kinemorph.errors import KinemorphError
 from kinemorph.robots import KNOWN_ROBOTS, load_robot
 from kinemorph.robots.geometry import lowest_point_all
 from kinemorph.robots.recognise import RecognitionError, recognise_model
 from kinemorph.robots.recognised import RobotWarning, require_recognition
+from robot_cases import humanoid_xml, quadruped_xml, write
 
 
 def _shared_robot(rel: str) -> Path:
@@ -188,7 +189,6 @@ def test_h1_2_recognised_and_retargeted_with_no_mapping(tmp_path: Path, capsys: 
 @needs_data
 def test_a2_dog_walk_natural_planner_on_recognised_legs() -> None:
     from conftest import data_path
-
     from kinemorph.pipeline import RetargetJob, run_job
 
     robot = load_robot(_shared_robot("unitree_a2/a2.xml"))

@@ -77,6 +77,8 @@ def _mapping_to_save(args: argparse.Namespace, motion: Any) -> tuple[Any, Any]:
     if args.save_mapping.exists() and not args.force:
         raise OutputExistsError(f"{args.save_mapping} exists (pass --force to overwrite)")
     if args.engine == "quadruped" or (args.engine == "auto" and motion.family == "quadruped"):
-        raise KinemorphError("--save-mapping: the quadruped engine's natural mode uses no mapping (the recognised legs)")
+        raise KinemorphError(
+            "--save-mapping: the quadruped engine's natural mode uses no mapping (the recognised legs)"
+        )
     robot = load_job_robot(args.robot)
     return robot, load_job_mapping(args.mapping) or default_mapping(motion, robot)

@@ -12,7 +12,9 @@ def register(sub: Any) -> None:
         "robots",
         help="list the robots kinemorph can find (registry, MENAGERIE_ROOT, KINEMORPH_ROBOTS folders)",
     )
-    p.add_argument("--describe", metavar="PATH", help="print what recognition finds in a model (name or MJCF/URDF path)")
+    p.add_argument(
+        "--describe", metavar="PATH", help="print what recognition finds in a model (name or MJCF/URDF path)"
+    )
     p.set_defaults(func=run)
 
 

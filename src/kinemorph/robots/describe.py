@@ -17,13 +17,16 @@ def describe(rec: Recognition, *, name: str, path: str, dofs: int) -> str:
         for q in rec.quad_legs:
             foot = f"body {q.foot}" if q.foot else ("sphere" if q.foot_sphere else "tip") + f" of {q.calf}"
             point = ", ".join(f"{x:+.3f}" for x in q.foot_point)
-            lines.append(f"  leg {q.name}      hip {q.hip}, thigh {q.thigh}, calf {q.calf}, foot {foot} at ({point}) in the calf")
+            lines.append(
+                f"  leg {q.name}      hip {q.hip}, thigh {q.thigh}, calf {q.calf}, foot {foot} at ({point}) in the calf"
+            )
     else:
         lines.append(f"  pelvis      {rec.pelvis}")
         for leg in rec.legs:
             toe = f", toe {leg.toe}" if leg.toe else ""
             lines.append(
-                f"  leg {leg.side}       hip {leg.hip}, knee {leg.knee}, foot {leg.foot}{toe}; sole {100 * leg.sole_height:.1f} cm "
+                f"  leg {leg.side}       hip {leg.hip}, knee {leg.knee}, foot {leg.foot}{toe}; "
+                f"sole {100 * leg.sole_height:.1f} cm "
                 f"below the foot, front at {leg.toe_offset[0]:+.3f} m"
             )
         lines.append(f"  waist       {', '.join(rec.waist) or '-'}")

@@ -17,7 +17,7 @@ Topology and geometry at the model's rest configuration decide; names are only h
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = ["ArmChain", "LegChain", "QuadLeg", "Recognition", "RecognitionError", "recognise_model"]
 
@@ -269,7 +269,7 @@ def recognise_model(model: mujoco.MjModel, *, where: str, floating_base: bool = 
     tree = _Tree(model, rest.qpos)
     free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
     root = int(model.jnt_bodyid[free[0]]) if free else 1
-    ends, zmin, height = _feet(tree, root, where)
+    ends, _, height = _feet(tree, root, where)
     warnings: list[str] = list(rest.warnings)
     if not ends and not floating_base:
         raise RecognitionError(f"{where}: no floating base and no legs (no chain of bodies reaches down to a floor)")
@@ -290,22 +290,28 @@ def recognise_model(model: mujoco.MjModel, *, where: str, floating_base: bool = 
         )
     if not floating_base:
         warnings.append(f"the model has no free joint: a floating base was added on {tree.names[root]!r}")
-    common = dict(root=tree.names[root], floating_base=floating_base, pelvis=tree.names[pelvis], height=height)
+    base = Recognition(
+        family="humanoid", root=tree.names[root], floating_base=floating_base, pelvis=tree.names[pelvis],
+        rest=rest, height=height,
+    )  # fmt: skip
     if len(ends) == 4:
         from .recognise_quadruped import quadruped_legs
 
         legs4 = quadruped_legs(tree, pelvis, ends, where)
-        return Recognition(family="quadruped", quad_legs=legs4, rest=rest, warnings=tuple(warnings), **common)
+        return replace(base, family="quadruped", quad_legs=legs4, warnings=tuple(warnings))
     order = sorted(ends, key=lambda e: -tree.pos[e, 1])
     legs = tuple(_leg(tree, pelvis, e, s, where) for e, s in zip(order, "lr"))
     for leg in legs:
         if leg.sole_height < 1e-3:
             warnings.append(f"no collision geometry under the foot {leg.foot!r}: its sole is taken at its origin")
-    upper = _upper_body(tree, root, pelvis, ends, sep, warnings)
-    return Recognition(family="humanoid", legs=legs, rest=rest, warnings=tuple(warnings), **common, **upper)
+    upper = _upper_body(tree, replace(base, legs=legs), root, pelvis, ends, sep, warnings)
+    return replace(upper, warnings=tuple(warnings))
 
 
-def _upper_body(tree: _Tree, root: int, pelvis: int, ends: list[int], sep: float, warnings: list[str]) -> dict:  # type: ignore[type-arg]
+def _upper_body(
+    tree: _Tree, rec: Recognition, root: int, pelvis: int, ends: list[int], sep: float, warnings: list[str]
+) -> Recognition:
+    """``rec`` with the arms, torso, waist, head and neck point (warnings gets what is missing)."""
     legs = {b for e in ends for b in tree.ancestors(e)} - set(tree.ancestors(pelvis))
     leaves = [b for b in tree.subtree(root) if not tree.children[b] and b not in legs and b != pelvis]
     leaves = [b for b in leaves if not any(a in legs for a in tree.ancestors(b))]
@@ -314,25 +320,26 @@ def _upper_body(tree: _Tree, root: int, pelvis: int, ends: list[int], sep: float
     reach = {b: tree.chain_length(pelvis if pelvis in tree.ancestors(b) else root, b) for b in leaves}
     left = [b for b in leaves if tree.distal(b)[1] - y0 > side_thr]
     right = [b for b in leaves if tree.distal(b)[1] - y0 < -side_thr]
-    out: dict = {}  # type: ignore[type-arg]
     if not left or not right:
         warnings.append("no arms found: the mapping drives the legs and the pelvis only")
-        return out
+        return rec
     tips = [max(left, key=lambda b: reach[b]), max(right, key=lambda b: reach[b])]
     torso = tree.lca(tips)
     arms = tuple(_arm(tree, torso, t, s) for t, s in zip(tips, "lr"))
-    out["arms"] = arms
-    out["torso"] = tree.names[torso]
     between = tree.path(pelvis, torso) if pelvis in tree.ancestors(torso) else tree.path(torso, pelvis)
-    out["waist"] = tuple(tree.names[b] for b in between if tree.joints[b] and b != torso)
+    waist = tuple(tree.names[b] for b in between if tree.joints[b] and b != torso)
     shoulders = [tree.pos[tree.m.body(a.bodies[0]).id] for a in arms]
     sz = float(np.mean([p[2] for p in shoulders]))
     central = [b for b in leaves if abs(tree.pos[b, 1] - y0) <= side_thr and tree.pos[b, 2] > sz]
-    neck = np.array([tree.pos[torso, 0], tree.pos[torso, 1], sz + 0.25 * float(np.linalg.norm(shoulders[0] - shoulders[1]))])
+    neck = np.array(
+        [tree.pos[torso, 0], tree.pos[torso, 1], sz + 0.25 * float(np.linalg.norm(shoulders[0] - shoulders[1]))]
+    )
+    head: list[int] = []
     if central:
         head_leaf = max(central, key=lambda b: tree.pos[b, 2])
         head = tree.path(torso, head_leaf) if torso in tree.ancestors(head_leaf) else [head_leaf]
-        out["head"] = tuple(tree.names[b] for b in head)
         neck = tree.pos[head[0]].copy()
-    out["neck_offset"] = tree.local(torso, neck)
-    return out
+    return replace(
+        rec, arms=arms, torso=tree.names[torso], waist=waist, head=tuple(tree.names[b] for b in head),
+        neck_offset=tree.local(torso, neck),
+    )  # fmt: skip

@@ -25,7 +25,8 @@ def quadruped_legs(tree: _Tree, trunk: int, ends: list[int], where: str) -> tupl
     front, rear = sorted(order[:2], key=lambda i: -y[i]), sorted(order[2:], key=lambda i: -y[i])
     if float(np.min(x[order[:2]]) - np.max(x[order[2:]])) < 0.02:
         raise RecognitionError(
-            f"{where}: front and rear legs cannot be told apart (their hips lie within 2 cm along x; the robot must face +x)"
+            f"{where}: front and rear legs cannot be told apart "
+            "(their hips lie within 2 cm along x; the robot must face +x)"
         )
     for pair in (front, rear):
         if y[pair[0]] - y[pair[1]] < 0.02:

@@ -90,7 +90,9 @@ def initial_pose(model: mujoco.MjModel) -> RestPose:
     return RestPose(on_floor(model, q), "standing pose from joint limits and the floor", warnings=warnings)
 
 
-def quadruped_stance(model: mujoco.MjModel, qpos: np.ndarray, legs: list[tuple[int, int, int, np.ndarray]]) -> np.ndarray:
+def quadruped_stance(
+    model: mujoco.MjModel, qpos: np.ndarray, legs: list[tuple[int, int, int, np.ndarray]]
+) -> np.ndarray:
     """Bend each leg (thigh body, calf body, foot body or calf, foot point in that body's frame)
     so that its foot stands under its thigh joint, STANCE_SHARE of the leg's length below it;
     knees behind the feet where the limits allow both. Returns the new qpos, on the floor."""
@@ -127,7 +129,7 @@ def _search(
     foot's distance to the target, with a small preference for the knee behind the foot."""
     lims = []
     for j in joints:
-        lo, hi = (model.jnt_range[j] if model.jnt_limited[j] else (-np.pi, np.pi))
+        lo, hi = model.jnt_range[j] if model.jnt_limited[j] else (-np.pi, np.pi)
         lims.append((float(lo), float(hi)))
     centre = [0.5 * (lo + hi) for lo, hi in lims]
     span = [hi - lo for lo, hi in lims]
