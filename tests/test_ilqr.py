@@ -1,0 +1,120 @@
+"""iLQR over MuJoCo dynamics (kinemorph.optim.ilqr) on small systems with known optima."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from kinemorph.errors import ConfigError
+from kinemorph.optim.ilqr import IlqrSettings, TrackingCost, ilqr
+from kinemorph.optim.qp import solve_qp
+
+SLIDER = """
+<mujoco>
+  <option timestep="0.05" gravity="0 0 0" integrator="Euler"/>
+  <worldbody>
+    <body name="cart"><joint name="x" type="slide" axis="1 0 0"/><geom type="box" size=".1 .1 .1" mass="2"/></body>
+  </worldbody>
+  <actuator><motor joint="x" ctrllimited="true" ctrlrange="{lo} {hi}"/></actuator>
+</mujoco>
+"""
+
+PENDULUM = """
+<mujoco>
+  <option timestep="0.02" integrator="Euler"/>
+  <worldbody>
+    <body name="pole"><joint name="hinge" type="hinge" axis="0 1 0" damping="0.05"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.03" mass="1"/></body>
+  </worldbody>
+  <actuator><motor joint="hinge" ctrllimited="true" ctrlrange="-2 2"/></actuator>
+</mujoco>
+"""
+
+
+def _cost(t: int, goal: float, w_run: float, w_final: float, w_u: float) -> TrackingCost:
+    wx = np.full((t + 1, 2), w_run)
+    wx[-1] = w_final
+    return TrackingCost(
+        qpos=np.full((t + 1, 1), goal), qvel=np.zeros((t + 1, 1)), state_weight=wx,
+        controls=np.zeros((t, 1)), control_weight=np.full((t, 1), w_u),
+    )  # fmt: skip
+
+
+def _qp_optimum(m: mujoco.MjModel, cost: TrackingCost, x0: np.ndarray) -> tuple[np.ndarray, float]:
+    """The exact optimum of the linear slider: states are affine in the controls; one convex QP."""
+    d = mujoco.MjData(m)
+    a = np.zeros((2, 2))
+    b = np.zeros((2, 1))
+    mujoco.mjd_transitionFD(m, d, 1e-6, True, a, b, None, None)
+    t = cost.horizon
+    # x_k = Phi_k x0 + G_k U
+    phi, g = np.eye(2), np.zeros((2, t))
+    h = np.diag(cost.control_weight[:, 0]).astype(float)
+    lin = np.zeros(t)
+    const = 0.0
+    ref = np.array([cost.qpos[0, 0], 0.0])
+    for k in range(t + 1):
+        w = np.diag(cost.state_weight[k])
+        off = phi @ x0 - ref
+        h += g.T @ w @ g
+        lin += g.T @ w @ off
+        const += 0.5 * off @ w @ off
+        if k < t:
+            phi, g = a @ phi, a @ g
+            g[:, k] += b[:, 0]
+    lo, hi = m.actuator_ctrlrange[0]
+    r = solve_qp(h, lin, x_lower=np.full(t, lo), x_upper=np.full(t, hi), tolerance=1e-10)
+    assert r.solved
+    return r.x, r.objective + const
+
+
+@pytest.mark.parametrize("limit", [100.0, 3.0])
+def test_linear_slider_reaches_the_qp_optimum(limit: float) -> None:
+    """Linear dynamics and quadratic cost: iLQR must reach the constrained optimum (box QP over
+    all controls) to solver precision, with and without active control limits."""
+    m = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-limit, hi=limit))
+    cost = _cost(40, 1.0, 1.0, 100.0, 0.01)
+    x0 = np.zeros(2)
+    u_star, j_star = _qp_optimum(m, cost, x0)
+    res = ilqr(m, (np.zeros(1), np.zeros(1)), np.zeros((40, 1)), cost, settings=IlqrSettings(tolerance=1e-10))
+    assert res.cost == pytest.approx(j_star, rel=1e-5)
+    np.testing.assert_allclose(res.controls[:, 0], u_star, atol=2e-3 * max(1.0, np.abs(u_star).max()))
+    assert np.all(np.abs(res.controls) <= limit + 1e-9)
+    if limit < 10:
+        assert np.isclose(np.abs(res.controls).max(), limit)  # the limit is active
+
+
+def test_pendulum_swings_up_within_torque_limits() -> None:
+    """A torque-limited pendulum (max torque below m g l / 2: it must pump) ends upright."""
+    m = mujoco.MjModel.from_xml_string(PENDULUM)
+    t = 150
+    cost = _cost(t, np.pi, 0.0, 1000.0, 0.01)
+    seen: list[float] = []
+    res = ilqr(
+        m, (np.zeros(1), np.zeros(1)), np.zeros((t, 1)), cost,
+        settings=IlqrSettings(max_iterations=100, tolerance=1e-7), callback=lambda it: seen.append(it.cost),
+    )  # fmt: skip
+    assert abs(res.qpos[-1, 0] - np.pi) < 0.05
+    assert abs(res.qvel[-1, 0]) < 0.2
+    assert np.abs(res.controls).max() <= 2.0 + 1e-9
+    assert seen and all(b <= a for a, b in zip(seen, seen[1:]))  # monotone decrease
+    assert res.gains.shape == (t, 1, 2)
+
+
+def test_warm_start_from_a_solution_needs_no_iteration() -> None:
+    m = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-3, hi=3))
+    cost = _cost(40, 1.0, 1.0, 100.0, 0.01)
+    x0 = (np.zeros(1), np.zeros(1))
+    first = ilqr(m, x0, np.zeros((40, 1)), cost, settings=IlqrSettings(tolerance=1e-10))
+    again = ilqr(m, x0, first.controls, cost, gains=first.gains, warm_states=(first.qpos, first.qvel))
+    assert again.history[0] == pytest.approx(first.cost, rel=1e-9)
+    assert again.cost == pytest.approx(first.cost, rel=1e-6)
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ConfigError):
+        IlqrSettings(step_sizes=())
+    m = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-3, hi=3))
+    with pytest.raises(ConfigError, match="controls have shape"):
+        ilqr(m, (np.zeros(1), np.zeros(1)), np.zeros((5, 1)), _cost(40, 1.0, 1.0, 1.0, 0.01))
