@@ -19,13 +19,13 @@ from kinemorph.sim import (
     SimConfig,
     build_torque_model,
     inverse_dynamics,
+    pd_gains,
     run_simulation,
     simulate,
     solve_contact_forces,
 )
 from kinemorph.sim.contacts import pyramid_rows
 from kinemorph.sim.files import save_report, save_simulation
-from kinemorph.sim.replay import pd_gains
 
 DATA = os.environ.get("KINEMORPH_DATA")
 needs_data = pytest.mark.skipif(not DATA, reason="KINEMORPH_DATA is not set (shared motion clips)")
@@ -83,7 +83,8 @@ def test_inverse_dynamics_recovers_the_torques_of_a_simulated_rollout(g1):
     d.qpos[2] = 3.0  # in the air: no contact, gravity and joint torques only
     steps = 300
     t = np.arange(steps + 1) * m.opt.timestep
-    kp, kd = pd_gains(tm, d.qpos, Gains(bandwidth_hz=3.0, load_factor=0.0))
+    pd = pd_gains(tm, d.qpos, Gains(bandwidth_hz=3.0, load_factor=0.0))
+    kp, kd = pd.kp, pd.kd
     q0 = d.qpos[tm.act_dof + 1].copy()
     ref = q0[None] + 0.3 * np.sin(2 * np.pi * 1.5 * t[:, None] + np.linspace(0, np.pi, m.nu)[None])
     ctrl = np.zeros((steps, m.nu))
@@ -138,8 +139,9 @@ def test_a_mesh_sole_gives_its_four_lowest_corners():
     )
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
-    pts, owner = lowest_points(model, data, np.array([0]))
-    assert pts.shape == (4, 3) and (owner == 0).all()
+    cp = lowest_points(model, data, np.array([0]))
+    pts = cp.points
+    assert pts.shape == (4, 3) and (cp.geoms == 0).all()
     assert np.allclose(pts[:, 2], 0.48)
     assert np.allclose(pts[:, :2].mean(axis=0), [0.3, 0.0])
 
@@ -404,6 +406,35 @@ def test_g1_walk_sped_up_3x_is_infeasible(g1):
     assert quick.residual_velocity_max_m_s > 3 * normal.residual_velocity_max_m_s
     assert quick.residual_force_mean_fraction > 2 * normal.residual_force_mean_fraction
     assert quick.id_torque_peak_ratio > normal.id_torque_peak_ratio
+
+
+def test_base_assist_holds_a_walk_up_and_reports_its_size(g1):
+    from kinemorph import retarget
+    from kinemorph.motion.procedural import procedural_walk
+
+    motion = retarget(procedural_walk(duration=6.0), g1)
+    free = simulate(motion, g1)
+    helped = simulate(motion, g1, config=SimConfig(assist_hz=3.0))
+    assert free.fell and free.assist_force_mean_fraction == 0.0
+    assert not helped.fell and helped.base_position_rms_m < 0.02
+    assert 0.02 < helped.assist_force_mean_fraction < 1.0  # the help it needed, in body weights
+
+
+def test_gain_overrides_replace_the_model_derived_gains(g1):
+    from kinemorph.errors import ConfigError
+
+    tm = build_torque_model(g1)
+    kp = pd_gains(tm, g1.rest_qpos(), Gains()).kp
+    knee = g1.dof_names.index("left_knee_joint")
+    wrist = g1.dof_names.index("left_wrist_yaw_joint")
+    assert kp[knee] > 10 * kp[wrist]  # the knee carries the robot, the wrist a hand
+    over = pd_gains(tm, g1.rest_qpos(), Gains(kp={"left_knee_joint": 123.0}, kd={"left_knee_joint": 4.0}))
+    assert (over.kp[knee], over.kd[knee]) == (123.0, 4.0)
+    assert np.array_equal(np.delete(over.kp, knee), np.delete(kp, knee))
+    with pytest.raises(ConfigError, match="unknown joint 'knee'"):
+        pd_gains(tm, g1.rest_qpos(), Gains(kp={"knee": 1.0}))
+    with pytest.raises(ConfigError, match="bandwidth_hz must be positive"):
+        Gains(bandwidth_hz=0.0)
 
 
 def test_residual_velocity_integrates_the_residual_over_the_window():

@@ -6,9 +6,10 @@ contacts, a torque-controlled replay in MuJoCo and its verdict.
 """
 
 from .contacts import ContactSolution, solve_contact_forces
+from .gains import Gains, JointGains, pd_gains
 from .inverse import ContactSettings, Dynamics, derivatives, inverse_dynamics
 from .model import TorqueModel, build_torque_model
-from .replay import Gains, Rollout, pd_gains, replay
+from .replay import Rollout, replay
 from .simulate import SimConfig, SimResult, check_motion, run_simulation, simulate
 from .verdict import SimReport, Thresholds
 
@@ -17,6 +18,7 @@ __all__ = [
     "ContactSolution",
     "Dynamics",
     "Gains",
+    "JointGains",
     "Rollout",
     "SimConfig",
     "SimReport",

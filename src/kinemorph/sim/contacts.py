@@ -27,10 +27,17 @@ _SOLE_BAND = 0.005  # mesh vertices this close to the mesh's lowest one form its
 _CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=np.float64)
 
 
-def lowest_points(model: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """World points of each geom closest to the floor after kinematics.
+@dataclass(frozen=True)
+class ContactPoints:
+    """Candidate contact points. points: world positions [m], Shape (P, 3); geoms: the geom of
+    each point, Shape (P,)."""
 
-    Returns (points (P, 3) [m], geom index of each point (P,))."""
+    points: np.ndarray
+    geoms: np.ndarray
+
+
+def lowest_points(model: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray) -> ContactPoints:
+    """World points of each geom closest to the floor after kinematics."""
     pts: list[np.ndarray] = []
     owner: list[int] = []
     down = np.array([0.0, 0.0, -1.0])
@@ -64,8 +71,8 @@ def lowest_points(model: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray)
         pts.extend(p)
         owner.extend([int(g)] * len(p))
     if not pts:
-        return np.zeros((0, 3)), np.zeros(0, dtype=np.int64)
-    return np.asarray(pts), np.asarray(owner, dtype=np.int64)
+        return ContactPoints(np.zeros((0, 3)), np.zeros(0, dtype=np.int64))
+    return ContactPoints(np.asarray(pts), np.asarray(owner, dtype=np.int64))
 
 
 def _mesh_sole(model: mujoco.MjModel, g: int, c: np.ndarray, R: np.ndarray) -> list[np.ndarray]:

@@ -51,8 +51,16 @@ class Gains:
                 raise ConfigError(f"Gains.{name} must be >= 0, got {getattr(self, name)}")
 
 
-def pd_gains(tm: TorqueModel, qpos0: np.ndarray, gains: Gains) -> tuple[np.ndarray, np.ndarray]:
-    """kp, kd per actuator from the model at qpos0 (see module doc). Shapes: (nu,)."""
+@dataclass(frozen=True)
+class JointGains:
+    """PD gains per actuator. kp [N m / rad], kd [N m s / rad]: Shape (nu,)."""
+
+    kp: np.ndarray
+    kd: np.ndarray
+
+
+def pd_gains(tm: TorqueModel, qpos0: np.ndarray, gains: Gains) -> JointGains:
+    """kp, kd per actuator from the model at qpos0 (see module doc)."""
     m = tm.model
     d = mujoco.MjData(m)
     d.qpos[:] = qpos0
@@ -88,7 +96,7 @@ def pd_gains(tm: TorqueModel, qpos0: np.ndarray, gains: Gains) -> tuple[np.ndarr
             if name not in names:
                 raise ConfigError(f"gain override for unknown joint {name!r}; valid: {', '.join(names)}")
             out[names.index(name)] = float(v)
-    return kp, kd
+    return JointGains(kp, kd)
 
 
 def _is_ancestor_or_self(m: mujoco.MjModel, a: int, b: int) -> bool:

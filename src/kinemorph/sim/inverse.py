@@ -194,7 +194,8 @@ def inverse_dynamics(
             weights[:6, :6] = _base_metric(full[:6, :6], tm.mass, tm.weight)
             if qfrc[2] > 0.1 * tm.weight:
                 required[t] = float(np.hypot(qfrc[0], qfrc[1]) / qfrc[2])
-            pts, owner = lowest_points(m, data, tm.collision_geoms)
+            cp = lowest_points(m, data, tm.collision_geoms)
+            pts, owner = cp.points, cp.geoms
             if len(pts):
                 pen[t] = max(0.0, -float(pts[:, 2].min()))
             keep = pts[:, 2] <= tol if len(pts) else np.zeros(0, dtype=bool)

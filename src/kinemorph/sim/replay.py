@@ -105,7 +105,8 @@ def replay(
     dt = float(tm.model.opt.timestep)
     ref, vref, ff = _resample(motion, dyn, dt)
     gains = gains or Gains()
-    kp, kd = pd_gains(tm, ref[0], gains)
+    pd = pd_gains(tm, ref[0], gains)
+    kp, kd = pd.kp, pd.kd
     w_b = 2 * np.pi * gains.balance_hz
     balance_every = max(1, round(1.0 / (gains.balance_rate_hz * dt)))
     dtau = np.zeros(tm.model.nu)
