@@ -26,6 +26,7 @@ class CleanupConfig:
             most this fast [m/s] (the engine may keep a foot high while the source's is down).
         hard_lift: the lift is a constraint (relaxed at push_speed), not only a cost.
         max_root_speed: the root moves at most this fast along each world axis [m/s].
+        liftoff_s: after a planted point lets go it first only rises, for this long [s].
         lift_ramp_s: the lift height ramps down to 0 over this time before a touch-down (and up
             after a lift-off) [s].
         swing_weight: cost pulling a free foot point toward the engine's foot over the floor
@@ -35,12 +36,13 @@ class CleanupConfig:
         lift_time: a foot's contact point that is not planted moves sideways at most at its
             height above the floor divided by this [s], so that it lifts before it moves and
             nothing that touches the floor slides (0: no such rule).
-        contact_tolerance: a frame whose planted points end farther than this from their anchors
-            gets another QP pass from where the first left it [m].
+        contact_tolerance: a frame whose planted points end farther than this times the frame
+            time from their anchors (or whose geometry ends inside the floor or itself) gets
+            another QP pass from where the first left it [m/s]: 1 mm per frame at 30 fps.
         max_passes: QP passes per frame at most.
         planned_return_time: return_time when the engine planned its own contacts and swings
             (the quadruped engine's natural mode): the stage then only closes what slips [s].
-        planned_tolerance: contact_tolerance in that case [m]; planned swings are not lifted.
+        planned_tolerance: contact_tolerance in that case [m/s]; planned swings are not lifted.
         floor_margin: collision geometry closer to the floor than this is constrained [m].
         self_collision: keep the robot's links apart (capsule proxies of its collision geometry).
         self_distance: least distance kept between two links' proxies [m].
@@ -73,16 +75,17 @@ class CleanupConfig:
     lift_height: float = 0.015
     lift_speed: float = 1.0
     lift_ramp_s: float = 0.0
+    liftoff_s: float = 0.033
     hard_lift: bool = True
     touchdown_speed: float = 0.5
     max_root_speed: float = 4.0
     swing_weight: float = 10.0
     return_time: float = 0.07
     lift_time: float = 0.0
-    contact_tolerance: float = 1e-3
+    contact_tolerance: float = 0.03
     max_passes: int = 5
     planned_return_time: float = 0.02
-    planned_tolerance: float = 1e-4
+    planned_tolerance: float = 0.003
     floor_margin: float = 0.04
     self_collision: bool = True
     self_distance: float = 0.005

@@ -162,6 +162,7 @@ def build_frame(
     hard_lift = ar.params[11] > 0.0
     descend = ar.params[12]
     wf = ar.params[13]
+    nlift = int(ar.params[15])
     for i in range(ik.nq):
         ik.qpos[i] = q[i]
     _mj_kinematics(ik.model_addr, ik.data_addr)  # type: ignore[call-overload]
@@ -195,10 +196,10 @@ def build_frame(
     worst_c = 0.0
     ar.pplanted[:] = False
     for c in range(ar.cbody.shape[0]):
-        # planted over [start, stop); on frame stop the point lifts but does not yet move sideways
-        if t < ar.cstart[c] or t > ar.cstop[c]:
+        # planted over [start, stop); for nlift frames after stop it rises but does not move sideways
+        if t < ar.cstart[c] or t >= ar.cstop[c] + nlift:
             continue
-        lifting = t == ar.cstop[c]
+        lifting = t >= ar.cstop[c]
         b = ar.cbody[c]
         _world(ik.xpos, ik.xmat, b, ar.clocal[c], p)
         if ar.cproxy[c] >= 0 and not lifting:
@@ -253,7 +254,7 @@ def build_frame(
             need = fmin
             if hard_lift and not ar.pplanted[i] and ar.lift[t, i] > 0.0:
                 need = min(ar.lift[t, i], max(z, 0.0) + lift_step)
-            ar.lo[m] = _bound(need - z, push)
+            ar.lo[m] = _bound(need - z, max(push, lift_step) if need > fmin else push)
             ar.hi[m] = 1e30
             m += 1
             if ar.pclear[i] != 0.0 and not ar.pplanted[i] and wf > 0.0:

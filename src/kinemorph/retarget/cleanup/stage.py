@@ -31,6 +31,9 @@ from .schedule import ContactPoints, humanoid_contacts, mask_contacts
 
 GRAVITY = 9.81
 """[m/s^2]"""
+SOLE_BAND = 0.015
+"""[m] a foot's proxies whose lowest point is within this of the foot's lowest (in the foot's frame)
+are its sole points."""
 MAX_ROWS = 256
 """Most inequality rows per frame (floor and self-collision); the rest are dropped."""
 
@@ -101,7 +104,9 @@ def _ballistic(qpos: np.ndarray, planted: np.ndarray, fps: float, max_frames: in
     return out, n
 
 
-def _proxy_links(prox, points: ContactPoints, cfg: CleanupConfig, fps: float) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+def _proxy_links(  # type: ignore[no-untyped-def]
+    robot: Robot, prox, points: ContactPoints, cfg: CleanupConfig, fps: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Proxy of each contact point (-1: none) and, for the feet's contact proxies, the sideways step
     per frame allowed per metre of height (0 for other proxies)."""
     cproxy = np.full(points.count, -1, dtype=np.int64)
@@ -112,10 +117,16 @@ def _proxy_links(prox, points: ContactPoints, cfg: CleanupConfig, fps: float) ->
             if np.allclose(prox.p0[i], points.local[c]) or np.allclose(prox.p1[i], points.local[c]):
                 cproxy[c] = i
                 break
-    feet = {int(b) for b, lab in zip(points.body, points.label) if "heel" in lab or "toe" in lab or "foot" in lab}
-    for c in range(points.count):
-        if cproxy[c] >= 0 and int(points.body[c]) in feet:
-            pclear[cproxy[c]] = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
+    # every sole point of the robot's feet (not only those the schedule plants): a foot point that
+    # is never planted must not skim the floor either
+    if points.count:
+        mark = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
+        for f in robot.feet:
+            sel = np.nonzero(prox.body == robot.body_id(f))[0]
+            if sel.size == 0:
+                continue
+            low = np.minimum(prox.p0[sel, 2], prox.p1[sel, 2]) - prox.radius[sel]
+            pclear[sel[low <= low.min() + SOLE_BAND]] = mark
     return cproxy, pclear
 
 
@@ -214,7 +225,7 @@ def cleanup(
     if cfg.flight_ballistic and points.count:
         q_src, flight = _ballistic(q_src, planted, fps, round(cfg.max_flight_s * fps))
 
-    cproxy, pclear = _proxy_links(prox, points, cfg, fps)
+    cproxy, pclear = _proxy_links(robot, prox, points, cfg, fps)
     v_src = np.zeros((T, ik.nv))
     velocities(ik.model_addr, q_src, v_src)
     nb = model.nbody
@@ -241,7 +252,7 @@ def cleanup(
         params=np.array([cfg.anchor_weight, cfg.floor_margin, 0.0, cfg.self_margin, cfg.self_distance,
                          cfg.push_speed / fps, 0.0, 1e-6, cfg.lift_weight, cfg.lift_height,
                          cfg.lift_speed / fps, float(cfg.hard_lift), cfg.touchdown_speed / fps,
-                         cfg.swing_weight, -1.0]),
+                         cfg.swing_weight, -1.0, max(1, round(cfg.liftoff_s * fps))]),
         H=np.zeros((ik.nv, ik.nv)), g=np.zeros(ik.nv), A=np.zeros((MAX_ROWS, ik.nv)),
         lo=np.zeros(MAX_ROWS), hi=np.zeros(MAX_ROWS), xl=np.zeros(ik.nv), xu=np.zeros(ik.nv),
         jt=np.zeros((3, ik.nv)), jt2=np.zeros((3, ik.nv)), ref=np.zeros(ik.nv), err=np.zeros(ik.nv),
@@ -266,7 +277,7 @@ def cleanup(
     moved = np.zeros(ik.nv)
     goal = np.zeros(ik.nq)
     best_q = np.zeros(ik.nq)
-    tol = cfg.planned_tolerance if from_mask else cfg.contact_tolerance
+    tol = (cfg.planned_tolerance if from_mask else cfg.contact_tolerance) / fps  # [m] per frame
     for t in range(T):
         prev = q_src[t - 1] if t > 0 else q_src[0]
         src, vel, k, step = prev, v_src[t], gain, zero
