@@ -23,7 +23,7 @@ Gains come from the model (gains.py). The floating base is not actuated. Two thi
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -92,7 +92,7 @@ def replay(
     *,
     gains: Gains | None = None,
     assist: float = 0.0,
-    fall_check: object | None = None,
+    fall_check: Callable[[int, np.ndarray], bool] | None = None,
     progress: Progress | None = None,
 ) -> Rollout:
     """Track ``motion`` from its first frame (see the module docstring).
@@ -169,7 +169,7 @@ def replay(
             out_cf[frame], out_slip[frame] = floor_contacts(m, tm.floor_geom, d)
             frame += 1
             report(progress, frame, n_frames)
-            if fall_check is not None and fall_check(frame - 1, qpos):  # type: ignore[operator]
+            if fall_check is not None and fall_check(frame - 1, qpos):
                 stopped = True
                 break
     n = max(frame, 1)

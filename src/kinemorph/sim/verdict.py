@@ -31,6 +31,7 @@ controller: a walk whose dynamics are consistent can still fall in the replay.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -156,7 +157,7 @@ def up_axes(quat_wxyz: np.ndarray) -> np.ndarray:
     return quat_rotate(quat_wxyz, z)
 
 
-def fall_test(ref_qpos: np.ndarray) -> Any:
+def fall_test(ref_qpos: np.ndarray) -> Callable[[int, np.ndarray], bool]:
     """A callable(frame, qpos) -> bool: True once the robot has fallen (module doc)."""
     ups = up_axes(ref_qpos[:, 3:7])
     cos_limit = np.cos(np.radians(TILT_LIMIT_DEG))
