@@ -178,3 +178,21 @@ def write(tmp: Path, name: str, text: str) -> Path:
     path = tmp / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def box_stl(path: Path, lo: tuple[float, float, float], hi: tuple[float, float, float]) -> Path:
+    """A binary STL of an axis-aligned box from corner ``lo`` to ``hi`` [m]."""
+    import struct
+
+    corners = [(x, y, z) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])]
+    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1)]
+    faces += [(2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    out = bytearray(80) + struct.pack("<I", len(faces))
+    for face in faces:
+        out += struct.pack("<3f", 0.0, 0.0, 0.0)
+        for i in face:
+            out += struct.pack("<3f", *corners[i])
+        out += b"\0\0"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(out))
+    return path

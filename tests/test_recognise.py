@@ -18,7 +18,7 @@ from kinemorph.robots import KNOWN_ROBOTS, load_robot
 from kinemorph.robots.geometry import lowest_point_all
 from kinemorph.robots.recognise import RecognitionError, recognise_model
 from kinemorph.robots.recognised import RobotWarning, require_recognition
-from robot_cases import humanoid_xml, quadruped_xml, write
+from robot_cases import box_stl, humanoid_xml, quadruped_xml, write
 
 
 def _shared_robot(rel: str) -> Path:
@@ -154,6 +154,25 @@ def test_urdf_with_missing_meshes_loads_kinematics_with_a_warning(tmp_path: Path
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(["robots", "--describe", str(path)]) == 0
+
+
+def test_urdf_package_meshes_found_beside_the_model_give_the_soles(tmp_path: Path) -> None:
+    box_stl(tmp_path / "r" / "meshes" / "foot.stl", (-0.05, -0.03, -0.06), (0.12, 0.03, -0.02))
+    box = '<collision><origin xyz="0.03 0 -0.03"/><geometry><box size="0.15 0.06 0.02"/></geometry></collision>'
+    mesh = '<collision><geometry><mesh filename="package://r/meshes/foot.stl"/></geometry></collision>'
+    legs = LEG.replace(box, mesh)
+    text = URDF.replace(
+        '<collision><geometry><mesh filename="package://r/meshes/base.stl"/></geometry></collision>', ""
+    )
+    (tmp_path / "r" / "urdf").mkdir()
+    path = write(
+        tmp_path / "r" / "urdf", "r.urdf", text.format(legs=legs.format(s="p", y=0.1) + legs.format(s="q", y=-0.1))
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RobotWarning)
+        rec = load_robot(path).recognition
+    assert [leg.sole_height for leg in rec.legs] == [pytest.approx(0.06, abs=1e-4)] * 2  # the mesh's bottom
+    assert rec.legs[0].toe_offset[0] == pytest.approx(0.12, abs=1e-4)
 
 
 @needs_data

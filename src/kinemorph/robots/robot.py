@@ -73,10 +73,29 @@ class _MeshFileError(Exception):
     pass
 
 
+def _resolve_package_uris(spec: mujoco.MjSpec, path: Path) -> None:
+    """URDF meshes named ``package://PKG/rest`` (ROS) point at the file beside the model when one
+    of the usual layouts has it (``rest`` or its file name under the model's folder, its parent,
+    or a ``meshes`` folder there); others are left for the compiler to report."""
+    for m in spec.meshes:
+        if not m.file.startswith("package:"):
+            continue
+        rest = m.file.split(":", 1)[1].lstrip("/").split("/", 1)[-1]
+        name = Path(rest).name
+        for base in (path.parent, path.parent.parent):
+            for cand in (base / rest, base / name, base / "meshes" / name):
+                if cand.is_file():
+                    m.file = str(cand.resolve())
+                    break
+            if not m.file.startswith("package:"):
+                break
+
+
 def _compile_spec(
     spec: mujoco.MjSpec, path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None, keep: frozenset[str],
     tips: dict[str, tuple[str, tuple[float, float, float]]] | None,
 ) -> mujoco.MjModel:  # fmt: skip
+    _resolve_package_uris(spec, path)
     if not meshes:
         used: set[str] = set()
         for g in list(spec.geoms):
