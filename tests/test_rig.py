@@ -370,3 +370,23 @@ def test_radial_rigs_with_any_leg_count_never_crash(legs: int) -> None:
     assert m.family in ("humanoid", "quadruped", "other")
     if legs > 4 or legs == 3:
         assert m.family == "other" and f"the rig has {legs} limbs" in m.rig.problem
+
+
+@pytest.mark.parametrize(
+    ("robot_name", "kind"), [("unitree_g1", "mixamo"), ("unitree_g1", "stripped"), ("booster_t1", "xsens"),
+                             ("unitree_h1", "stripped")],
+)  # fmt: skip
+def test_renamed_rig_retargets_like_lafan1_with_the_shipped_mapping(
+    generated_walk: Motion, robot_name: str, kind: str
+) -> None:
+    """The generated walk (LAFAN1 skeleton) in another rig's names, unit and up axis: the landmark
+    path (shipped mapping renamed, calibrated on the rig) gives the robot motion the LAFAN1 path gives."""
+    from kinemorph.retarget import retarget
+
+    robot = robot_or_skip(robot_name)
+    clip = generated_walk.slice(0, 90)
+    names = stripped(clip) if kind == "stripped" else CONVENTIONS[kind]
+    m = _motion(raw_copy(clip, names=names, unit="inch", up="-y" if kind == "stripped" else "z"))
+    a, b = retarget(m, robot, engine="gmr"), retarget(clip, robot, engine="gmr")
+    assert np.abs(a.dof_pos - b.dof_pos).max() < 1e-3
+    assert np.abs(a.root_pos - b.root_pos).max() < 1e-4
