@@ -10,7 +10,7 @@ import pytest
 
 from conftest import data_path, robot_or_skip
 from kinemorph.errors import ConfigError
-from kinemorph.motion.procedural import procedural_stand
+from kinemorph.motion.procedural import procedural_stand, procedural_walk
 from kinemorph.quality import (
     body_penetration,
     contact_slip,
@@ -172,6 +172,13 @@ def test_cleanup_keeps_relations_and_reports_its_schedule(walk_g1, g1: Robot, ge
     assert clean.contacts is not None and clean.contact_bodies[:2] == g1.feet
     assert clean.contacts[:, :2].any(axis=1).mean() > 0.9  # a walk always has a foot down
     assert clean.settings["cleanup"]["speed_limit"] == CleanupConfig().speed_limit
+
+
+def test_cleanup_holds_feet_alike_at_120_fps(g1: Robot) -> None:
+    walk = procedural_walk(duration=4.0, fps=120.0)
+    q = evaluate(cleanup(retarget(walk, g1, engine="gmr"), g1, walk), g1)
+    assert q.contact_slip_cm_s <= 1.0 and q.fast_joint_frames == 0
+    assert q.self_collision_deep_frames == 0 and q.floor_penetration_max_cm <= 1.0
 
 
 def test_cleanup_leaves_the_robot_and_the_input_unchanged(g1: Robot, generated_walk) -> None:  # type: ignore[no-untyped-def]
