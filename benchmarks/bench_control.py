@@ -1,0 +1,90 @@
+"""Walking under physics (kinemorph.control): speed, and the walks of the issue's targets.
+
+    python benchmarks/bench_control.py                  # speed: controller + simulation vs real time (G1)
+    python benchmarks/bench_control.py --sweep          # every shipped style at the target commands, 20 s each
+    python benchmarks/bench_control.py --push           # 1.5 N/kg for 1 s from the front and the side
+    python benchmarks/bench_control.py --robot unitree_h1 --sweep --styles neutral
+
+Prints one line per run: fell or not, simulated seconds, real-time factor, tracking figures.
+Needs MENAGERIE_ROOT for the robot models. The machine is shared: repeat speed runs (--repeat).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from kinemorph.control import SimulationConfig, parse_push, simulate_gait
+from kinemorph.control.metrics import tracking_stats
+from kinemorph.gait import Commands, load_style, style_names
+from kinemorph.robots import load_robot
+
+COMMANDS = {
+    "stand-step": (0.0, 0.0, 0.0),
+    "fwd-0.25": (0.25, 0.0, 0.0),
+    "fwd-0.5": (0.5, 0.0, 0.0),
+    "back-0.3": (-0.3, 0.0, 0.0),
+    "turn-0.5": (0.0, 0.0, 0.5),
+    "strafe-0.2": (0.0, 0.2, 0.0),
+}
+SCHEDULE = Commands(
+    np.array([0.0, 3.0, 6.0, 9.0, 12.0, 15.0, 18.0]),
+    np.array([[0, 0, 0], [0.4, 0, 0], [0.2, 0, 0.4], [0, 0.15, 0], [-0.2, 0, 0], [0.3, 0, -0.3], [0, 0, 0]], float),
+)
+
+
+def run(robot, style: str, commands: Commands, duration: float, label: str, pushes=()) -> None:
+    cfg = SimulationConfig(raise_on_fall=False)
+    sim = simulate_gait(load_style(style), robot, commands, duration, config=cfg, pushes=pushes)
+    st = tracking_stats(sim.log)
+    log = sim.log
+    flags = "".join(c if f.any() else "-" for c, f in zip("TSV", (log.time_scaling_engaged, log.step_adjust_engaged,
+                                                                   log.velocity_adjust_engaged)))  # fmt: skip
+    fall = f"FELL at {sim.fall_time:.2f} s ({sim.fall_phase})" if sim.fell else "walked"
+    dist = np.linalg.norm(sim.motion.root_pos[-1, :2] - sim.motion.root_pos[0, :2])
+    print(
+        f"{robot.name:12s} {style:8s} {label:11s} {fall:40s} {sim.simulated_s:5.1f} s  {sim.realtime_factor:4.2f}x  "
+        f"moved {dist:4.2f} m  height std {100 * st.pelvis_height_std:4.2f} cm  yaw std {np.degrees(st.yaw_std):4.2f} deg  "
+        f"{st.upper_joint} std {np.degrees(st.upper_std):4.2f} deg  feedback {flags}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--robot", default="unitree_g1")
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--push", action="store_true")
+    ap.add_argument("--styles", nargs="*", default=None)
+    ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
+    ap.add_argument("--duration", type=float, default=20.0)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    robot = load_robot(args.robot)
+    styles = args.styles or style_names()
+    if args.sweep:
+        names = args.commands or [*COMMANDS, "schedule"]
+        for style in styles:
+            for name in names:
+                cmd = SCHEDULE if name == "schedule" else Commands.constant(COMMANDS[name])
+                run(robot, style, cmd, args.duration, name)
+    elif args.push:
+        for spec in ("1.5@4:front", "1.5@4:back", "1.5@4:left", "1.5@4:right"):
+            run(robot, styles[0], Commands.constant([0.2, 0, 0]), 10.0, spec, [parse_push(spec)])
+    else:
+        style = load_style(styles[0])
+        factors = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            sim = simulate_gait(style, robot, Commands.constant([0.3, 0, 0]), 5.0)
+            factors.append(sim.realtime_factor)
+            print(f"{robot.name} {style.name} 5 s at 0.3 m/s: {sim.realtime_factor:.2f}x real time "
+                  f"(loop {sim.wall_s:.2f} s, with set-up {time.perf_counter() - t0:.2f} s)", flush=True)  # fmt: skip
+        print(f"real-time factor: best {max(factors):.2f}x, median {float(np.median(factors)):.2f}x "
+              f"over {len(factors)} runs (shared machine)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
