@@ -175,7 +175,7 @@ def test_cleanup_keeps_relations_and_reports_its_schedule(walk_g1, g1: Robot, ge
 
 
 def test_cleanup_holds_feet_alike_at_120_fps(g1: Robot) -> None:
-    walk = procedural_walk(duration=4.0, fps=120.0)
+    walk = procedural_walk(duration=6.0, fps=120.0)
     q = evaluate(cleanup(retarget(walk, g1, engine="gmr"), g1, walk), g1)
     assert q.contact_slip_cm_s <= 1.0 and q.fast_joint_frames == 0
     assert q.self_collision_deep_frames == 0 and q.floor_penetration_max_cm <= 1.0
