@@ -390,3 +390,28 @@ def test_renamed_rig_retargets_like_lafan1_with_the_shipped_mapping(
     a, b = retarget(m, robot, engine="gmr"), retarget(clip, robot, engine="gmr")
     assert np.abs(a.dof_pos - b.dof_pos).max() < 1e-3
     assert np.abs(a.root_pos - b.root_pos).max() < 1e-4
+
+
+def _table(names: dict[str, str]) -> dict[str, str]:
+    return {mark: names[lafan] for mark, lafan in EXPECTED.items()}
+
+
+def test_a_landmark_table_replaces_recognition(generated_walk: Motion) -> None:
+    names = stripped(generated_walk)
+    table = _table(names)
+    m = _motion(raw_copy(generated_walk, names=names, unit="cm"), landmarks=table)
+    assert m.rig.method == "given" and m.rig.ok and m.family == "humanoid"
+    assert all(m.rig.landmarks[k] == v for k, v in table.items())
+
+
+def test_a_bad_landmark_table_is_refused_with_the_valid_names(generated_walk: Motion) -> None:
+    names = stripped(generated_walk)
+    data = raw_copy(generated_walk, names=names)
+    with pytest.raises(KinemorphError, match=r"landmark table\): unknown joint \(for landmark knee_l\) 'Knee'"):
+        _motion(data, landmarks={**_table(names), "knee_l": "Knee"})
+    with pytest.raises(KinemorphError, match="unknown landmark 'kneecap'; valid: "):
+        _motion(data, landmarks={**_table(names), "kneecap": names["LeftLeg"]})
+    table = _table(names)
+    del table["wrist_r"]
+    with pytest.raises(KinemorphError, match="the landmark table needs wrist_r"):
+        _motion(data, landmarks=table)

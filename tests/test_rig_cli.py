@@ -135,3 +135,21 @@ def test_calibrate_writes_the_mapping_retarget_uses(tmp_path: Path, generated_wa
     assert main(["calibrate", str(src), "--robot", "unitree_g1", "-o", str(out)]) == 0
     auto = default_mapping(load_motion(src), load_robot("unitree_g1"))
     assert Mapping.load(out).to_dict() == auto.to_dict()
+
+
+@pytest.mark.skipif(not HAS_MENAGERIE, reason="MENAGERIE_ROOT is not set")
+def test_retarget_with_a_landmark_table_file(tmp_path: Path, generated_walk: Motion, capsys) -> None:  # type: ignore[no-untyped-def]
+    from rig_cases import EXPECTED, stripped
+
+    names = stripped(generated_walk)
+    src = _write(tmp_path, generated_walk.slice(0, 45), "bare.bvh", names=names)
+    table = tmp_path / "landmarks.json"
+    table.write_text(json.dumps({mark: names[lafan] for mark, lafan in EXPECTED.items()}))
+    assert main(["inspect", str(src), "--landmarks", str(table), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rig"]["method"] == "given"
+    out = tmp_path / "out.npz"
+    assert main(["retarget", str(src), "--robot", "booster_t1", "--landmarks", str(table), "-o", str(out), "--quiet"]) == 0
+    assert out.is_file()
+    table.write_text("{not json")
+    assert main(["inspect", str(src), "--landmarks", str(table)]) == 2
+    assert "landmarks.json:1: invalid JSON" in capsys.readouterr().err

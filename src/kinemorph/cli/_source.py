@@ -21,6 +21,9 @@ def add_source_options(p: Any) -> None:
     g.add_argument("--strict", action="store_true", help="refuse a source whose size looks implausible")
     g.add_argument("--fps", type=float, help="resample the source to this frame rate first")
     g.add_argument("--body-model", type=Path, help="SMPL/SMPL-H/SMPL-X model file or folder (AMASS .npz sources)")
+    g.add_argument(
+        "--landmarks", type=Path, help='JSON {"pelvis": joint, "hip_l": joint, ...} for a rig not recognised'
+    )
 
 
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -31,6 +34,7 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
         "strict": bool(getattr(args, "strict", False)),
         "fps": getattr(args, "fps", None),
         "body_model": getattr(args, "body_model", None),
+        "landmarks": getattr(args, "landmarks", None),
     }
 
 

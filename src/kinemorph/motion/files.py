@@ -23,6 +23,7 @@ def load_motion(
     strict: bool = False,
     fps: float | None = None,
     body_model: str | Path | None = None,
+    landmarks: str | Path | dict[str, str] | None = None,
 ) -> Motion:
     """Load a motion file into the library's Z-up metre convention.
 
@@ -35,10 +36,13 @@ def load_motion(
     fps: resample to this rate [1/s] (rotations by slerp, translations linearly).
     body_model: SMPL-family .npz files (AMASS): the body model file, or a folder of them
         (default: the environment variable KINEMORPH_BODY_MODELS).
+    landmarks: a table {landmark: joint} (or a JSON file of one) naming the rig's landmarks
+        (kinemorph.motion.rig.HUMANOID_LANDMARKS), for rigs recognition does not find.
     A .npz holds keypoint trajectories (layout in motion/keypoints.py) or AMASS-style SMPL
     parameters (motion/smpl.py).
     """
-    motion = _load(Path(path), preset, unit=unit, up=up, strict=strict, body_model=body_model)
+    table = _landmark_table(landmarks)
+    motion = _load(Path(path), preset, unit=unit, up=up, strict=strict, body_model=body_model, landmarks=table)
     if fps is not None:
         from .resample import resample
 
@@ -54,6 +58,7 @@ def _load(
     up: str | None,
     strict: bool,
     body_model: str | Path | None,
+    landmarks: dict[str, str] | None = None,
 ) -> Motion:
     suffix = p.suffix.lower()
     if suffix == ".npz":
@@ -71,7 +76,7 @@ def _load(
     data = read_bvh(p)
     if isinstance(preset, str) and preset in ("auto", "generic"):
         named = detect_preset(data.skeleton) if preset == "auto" else "generic"
-        if named == "generic" or unit is not None or up is not None:
+        if named == "generic" or unit is not None or up is not None or landmarks is not None:
             from .rig import motion_from_raw
 
             local_rot, local_pos = data.local_transforms()
@@ -84,6 +89,7 @@ def _load(
                 unit=unit,
                 up=up,
                 strict=strict,
+                landmarks=landmarks,
             )
         from dataclasses import replace
 
@@ -94,6 +100,24 @@ def _load(
     elif unit is not None or up is not None:
         raise ConfigError(f"{p}: unit and up overrides go with preset 'auto' or 'generic', not a fixed preset")
     return apply_preset(data, preset, source=str(p))
+
+
+def _landmark_table(landmarks: str | Path | dict[str, str] | None) -> dict[str, str] | None:
+    """A landmark table from a dict or a JSON file of {landmark: joint}."""
+    if landmarks is None or isinstance(landmarks, dict):
+        return landmarks
+    import json
+
+    p = Path(landmarks)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read the landmark table ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{p}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise ConfigError(f"{p}: a landmark table is a JSON object {{landmark: joint name}}")
+    return data
 
 
 def save_bvh(motion: Motion, path: str | Path, *, up: str = "y", unit: str = "cm", force: bool = False) -> Path:

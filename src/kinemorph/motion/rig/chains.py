@@ -25,9 +25,10 @@ class Chains:
         legs, arms: per limb, part -> joint index (None when missing); two each when found.
         sided: whether legs[0]/arms[0] are known to be the left ones (names say so).
         head: head joint, or None.
-        method: "names" or "structure".
+        method: "names", "structure" or "given" (a landmark table the user wrote).
         missing: what could not be found, for messages.
         limb_count: structure only: how many paired limb chains the tree has.
+        pelvis, chest: given tables only (else the common ancestors of the hips and shoulders).
     """
 
     legs: list[dict[str, int | None]] = field(default_factory=list)
@@ -37,6 +38,8 @@ class Chains:
     method: str = "names"
     missing: list[str] = field(default_factory=list)
     limb_count: int = 0
+    pelvis: int | None = None
+    chest: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -118,6 +121,32 @@ def _proportioned(tree: PosedTree, a: int | None, b: int | None, c: int | None) 
     u = float(np.median(np.linalg.norm(p[:, b] - p[:, a], axis=-1)))
     v = float(np.median(np.linalg.norm(p[:, c] - p[:, b], axis=-1)))
     return min(u, v) > 0.25 * (u + v)
+
+
+def from_table(tree: PosedTree, table: dict[str, str], *, where: str) -> Chains:
+    """Chains from a landmark table the user wrote ({"hip_l": "MyThighL", ...}); every name of
+    kinemorph.motion.rig.HUMANOID_LANDMARKS may appear, hip, knee, ankle, shoulder, elbow and wrist
+    of both sides must. UnknownNameError/ConfigError name the table and the valid choices."""
+    from ...errors import ConfigError, UnknownNameError
+    from .report import HUMANOID_LANDMARKS
+
+    names = tree.skeleton.names
+    bad = sorted(set(table) - set(HUMANOID_LANDMARKS))
+    if bad:
+        raise UnknownNameError("landmark", bad[0], HUMANOID_LANDMARKS, where=where)
+    for mark, joint in table.items():
+        if joint not in names:
+            raise UnknownNameError(f"joint (for landmark {mark})", joint, names, where=where)
+    need = [f"{k}_{s}" for s in "lr" for k in ("hip", "knee", "ankle", "shoulder", "elbow", "wrist")]
+    missing = [k for k in need if k not in table]
+    if missing:
+        raise ConfigError(f"{where}: the landmark table needs {', '.join(missing)}")
+    idx = {k: names.index(v) for k, v in table.items()}
+    out = Chains(sided=True, method="given", head=idx.get("head"), pelvis=idx.get("pelvis"), chest=idx.get("chest"))
+    for s in "lr":
+        out.legs.append({k: idx.get(f"{k}_{s}") for k in LEG})
+        out.arms.append({k: idx.get(f"{k}_{s}") for k in ARM})
+    return out
 
 
 # -- structure ---------------------------------------------------------------------------------------

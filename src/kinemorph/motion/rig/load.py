@@ -54,18 +54,20 @@ def motion_from_raw(
     up: str | None = None,
     strict: bool = False,
     preset: str = "generic",
+    landmarks: dict[str, str] | None = None,
 ) -> Motion:
     """A Motion from raw transforms, axes, unit and landmarks found by recognition.
 
     A floor (the plane the feet return to) far from z = 0 is moved there (see FLOOR_TOLERANCE).
     Raises RigError when a unit the user gave makes the body implausibly sized, or (strict) on any
-    warning; a rig that is not recognised still loads (family "other"), its report says what is missing.
+    warning; a rig that is not recognised still loads (family "other"), its report says what is
+    missing. ``landmarks``: a table {landmark: joint} used instead of recognition by names and shape.
     """
     from ..presets import change_frame
 
     gpos, grot = forward_kinematics(skeleton, local_rot, local_pos)  # once: recognition samples it
     tree = PosedTree.sample(skeleton, local_rot, local_pos, gpos, grot)
-    rec = recognise(tree, source=source, unit=unit, up=up)
+    rec = recognise(tree, source=source, unit=unit, up=up, landmarks=landmarks)
     rep = rec.report
     if rep.problem and rep.unit_source == "given":
         raise RigError(rep.problem)

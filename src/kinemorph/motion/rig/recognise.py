@@ -30,7 +30,7 @@ from .axes import (
     snap_axis,
     to_z_up,
 )
-from .chains import Chains, by_names, by_structure
+from .chains import Chains, by_names, by_structure, from_table
 from .names import central_rank, common_prefix, parse_name
 from .report import README_SECTION, RigReport
 from .rigs import rig_family
@@ -72,8 +72,9 @@ def foot_body(side: str) -> str:
 
 def _fail(source: str, found: str, missing: list[str], why: str, up: str = "y") -> RigReport:
     recipe = (
-        "name your joints in a mapping over landmarks, fit it with `kinemorph calibrate FILE --robot R "
-        f"--mapping MINE.json -o FITTED.json` and retarget with --mapping FITTED.json; see the {README_SECTION}"
+        'name the landmarks\' joints in a JSON table {"pelvis": ..., "hip_l": ...} and pass --landmarks TABLE, '
+        "or fit a mapping over your joints with `kinemorph calibrate FILE --robot R --mapping MINE.json "
+        f"-o FITTED.json` and retarget with --mapping FITTED.json; see the {README_SECTION}"
     )
     lacking = f"; missing {', '.join(missing)}" if missing else ""
     problem = f"{source}: {why}; found {found or 'nothing'}{lacking}; {recipe}"
@@ -110,10 +111,12 @@ def recognise(
     source: str,
     unit: str | float | None = None,
     up: str | None = None,
+    landmarks: dict[str, str] | None = None,
 ) -> Recognition:
-    """Recognise a rig from its tree and sample poses (file units and axes); see the module docstring."""
+    """Recognise a rig from its tree and sample poses (file units and axes); see the module docstring.
+    ``landmarks``: a table {landmark: joint} the user wrote, used instead of names and shape."""
     names = tree.skeleton.names
-    ch = by_names(tree)
+    ch = by_names(tree) if landmarks is None else from_table(tree, landmarks, where=f"{source} (landmark table)")
     if not ch.complete:
         st = by_structure(tree)
         if st.limb_count > 4 or st.limb_count == 3:
@@ -155,8 +158,8 @@ def recognise(
     tips = tree.tips @ rot.T
     z = P[..., 2]
     # 3. family
-    pelvis = tree.lca([ch.legs[0]["hip"], ch.legs[1]["hip"]])  # type: ignore[list-item]
-    chest = tree.lca([ch.arms[0]["shoulder"], ch.arms[1]["shoulder"]])  # type: ignore[list-item]
+    pelvis = ch.pelvis if ch.pelvis is not None else tree.lca([ch.legs[0]["hip"], ch.legs[1]["hip"]])  # type: ignore[list-item]
+    chest = ch.chest if ch.chest is not None else tree.lca([ch.arms[0]["shoulder"], ch.arms[1]["shoulder"]])  # type: ignore[list-item]
     trunk = P[:, chest] - P[:, pelvis]
     trunk_up = np.median(trunk[:, 2] / (np.linalg.norm(trunk, axis=-1) + 1e-12))
     feet = [_distal(tree, c["ankle"]) for c in ch.legs]  # type: ignore[arg-type]
@@ -222,7 +225,7 @@ def recognise(
     report = RigReport(
         source=source,
         family=family,
-        rig=rig_family(names) if ch.method == "names" else "structure",
+        rig={"names": rig_family(names), "structure": "structure"}.get(ch.method, "given"),
         method=ch.method,
         up=axis_name(up_vec),
         up_source=up_source,
