@@ -105,13 +105,14 @@ class GaitController:
         self.cfg = config
         self.rg = rg
         self.planner = Planner(style, rg.body)
-        self.maker = FrameMaker(robot, rg, posture)
+        points = contact_points(rg, config.contact_margin)
+        self.maker = FrameMaker(robot, rg, posture, points)
         m = tm.model
         self.feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
         self.pelvis = robot.body_id(rg.pelvis_body)
         self.wbc = WholeBody(
             m, act_dof=tm.act_dof, torque_limit=tm.torque_limit, feet=self.feet, pelvis=self.pelvis,
-            points=contact_points(rg, config.contact_margin), upper=6 + rg.joints, config=config.wbc,
+            points=points, upper=6 + rg.joints, config=config.wbc,
         )  # fmt: skip
         self.gravity = float(np.linalg.norm(m.opt.gravity))
         self.dt_plan = 1.0 / config.plan_rate
@@ -259,6 +260,7 @@ class GaitController:
             foot_quat=nlerp(a.foot_quat, b.foot_quat, s),
             foot_vel=fv,
             contacts=b.contacts,
+            points=b.points,
             pelvis_quat=nlerp(a.pelvis_quat, b.pelvis_quat, s),
             pelvis_omega=quat_velocity(a.pelvis_quat, b.pelvis_quat, dt),
             height=np.array([a.height + s * (b.height - a.height), (b.height - a.height) / dt]),

@@ -19,7 +19,7 @@ from ..gait.robot_table import RobotGait
 from ..gait.sampler import f_soft
 from ..gait.stylize import Reference
 from ..robots.robot import Robot
-from ..transforms import pose_compose, pose_inverse
+from ..transforms import pose_compose, pose_inverse, quat_rotate
 
 
 @dataclass
@@ -33,6 +33,8 @@ class Frame:
         height: pelvis height [m].
         joints: every joint's target [rad]. Shape: (nj,).
         contacts: Shape: (2,) bool.
+        points: which of each foot's contact points the reference has on the floor (a foot pivoting
+            on its heel or toe carries force on those points only). Shape: (2, 4) bool.
         phase: gait phase.
         yaw: pelvis heading [rad].
     """
@@ -45,12 +47,17 @@ class Frame:
     contacts: np.ndarray
     phase: float
     yaw: float
+    points: np.ndarray
 
 
 class FrameMaker:
     """Turns single-frame References into :class:`Frame` s for one robot."""
 
-    def __init__(self, robot: Robot, rg: RobotGait, posture: np.ndarray) -> None:
+    FLOOR_TOLERANCE = 0.004
+    """[m] A contact point of a standing foot's reference within this height of the floor carries force."""
+
+    def __init__(self, robot: Robot, rg: RobotGait, posture: np.ndarray, points: np.ndarray) -> None:
+        self.points = points  # (2, 4, 3) in the foot bodies' frames
         self.robot = robot
         self.rg = rg
         self.posture = np.asarray(posture, dtype=np.float64)
@@ -79,8 +86,13 @@ class FrameMaker:
         joints[self.rg.joints] = upper_joint_values(ref, self.robot, self.rg)[0]
         w, x, y, z = ref.pelvis_rot[0]
         yaw = float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+        on = np.zeros((2, 4), dtype=bool)
+        for f in range(2):
+            if contacts[f]:
+                z = pos[f, 2] + quat_rotate(quat[f], self.points[f])[:, 2]
+                on[f] = z < z.min() + self.FLOOR_TOLERANCE
         return Frame(pos, quat, ref.pelvis_rot[0].copy(), float(ref.pelvis_pos[0, 2]), joints, contacts.copy(),
-                     float(ref.phase[0]), yaw)  # fmt: skip
+                     float(ref.phase[0]), yaw, on)  # fmt: skip
 
 
 def quat_velocity(q0: np.ndarray, q1: np.ndarray, dt: float) -> np.ndarray:

@@ -12,7 +12,8 @@ on the edges of a 4-sided friction pyramid, f = B rho. Per tick::
 with Q = sum_c J_c' B (the generalised force of the contact weights), Q_a its actuated rows
 (the contact-induced torques, whose regularisation keeps internal forces small), M, h = the
 mass matrix and bias forces, J_c, J_t from MuJoCo. The task targets u_t are PD laws plus
-feed-forward: both feet (6-D, the standing foot held still), pelvis orientation (3-D) and height,
+feed-forward: both feet (6-D poses; a standing foot's reference keeps its pivot still, and only
+its points on the floor carry force), pelvis orientation (3-D) and height,
 horizontal CoM (from the MPC), joint postures (upper body from the style). The torques
 tau = M_a qdd + h_a - Q_a rho go to the motors. The Jacobians' time derivatives are left out
 (J' qd is small at walking speeds; the PD terms absorb it).
@@ -46,6 +47,9 @@ class WbcConfig:
         limit_kp, limit_kd: soft joint-limit stiffness and damping.
         friction: friction coefficient of the pyramid (inside the floor's).
         max_force: upper bound on each pyramid weight [N].
+        stance_pivots: a standing foot follows the reference's heel/toe pitch and only its points on
+            the floor carry force (off: it is held flat and still on all four points, which walked
+            farther in the tests here).
     """
 
     foot_kp: float = 400.0
@@ -74,6 +78,7 @@ class WbcConfig:
     limit_kd: float = 30.0
     friction: float = 0.6
     max_force: float = 2000.0
+    stance_pivots: bool = False
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
@@ -88,7 +93,8 @@ class WbcTargets:
         foot_pos: foot body origins [m]. Shape: (2, 3).
         foot_quat: foot body orientations, wxyz. Shape: (2, 4).
         foot_vel: foot linear and angular velocities [m/s, rad/s]. Shape: (2, 6).
-        contacts: foot on the floor (its contact points carry force). Shape: (2,).
+        contacts: foot on the floor: held still where it stands (its reference pose tracked). Shape: (2,).
+        points: contact points that carry force (the standing foot's points on the floor). Shape: (2, 4).
         pelvis_quat: pelvis orientation, wxyz. Shape: (4,).
         pelvis_omega: pelvis angular velocity [rad/s]. Shape: (3,).
         height: pelvis height [m] and its rate [m/s]. Shape: (2,).
@@ -101,6 +107,7 @@ class WbcTargets:
     foot_quat: np.ndarray
     foot_vel: np.ndarray
     contacts: np.ndarray
+    points: np.ndarray
     pelvis_quat: np.ndarray
     pelvis_omega: np.ndarray
     height: np.ndarray
@@ -216,28 +223,32 @@ class WholeBody:
         M = self._M
         h = d.qfrc_bias - d.qfrc_passive
         J, u, wt = self._J, self._u, self._w
-        cols = []
+        cols: list[np.ndarray] = []
+        counts: list[tuple[int, int]] = []
         for f, body in enumerate(self.feet):
             r0 = 6 * f
             mujoco.mj_jacBody(m, d, J[r0 : r0 + 3], J[r0 + 3 : r0 + 6], body)
             Jf = J[r0 : r0 + 6]
             v = Jf @ qd
-            if tg.contacts[f]:
-                u[r0 : r0 + 6] = -cfg.foot_kd * v
-                wt[r0 : r0 + 6] = cfg.stance_weight
-                # contact points: J_p = J_lin - [r]x J_ang with r the point from the body origin
-                r = self.points[f] @ d.xmat[body].reshape(3, 3).T  # (4, 3)
-                Jl, Ja = Jf[:3], Jf[3:]
-                S = np.zeros((4, 3, 3))
-                S[:, 0, 1], S[:, 0, 2], S[:, 1, 2] = -r[:, 2], r[:, 1], -r[:, 0]
-                S[:, 1, 0], S[:, 2, 0], S[:, 2, 1] = r[:, 2], -r[:, 1], r[:, 0]
-                Jp = Jl[None] - S @ Ja  # (4, 3, nv)
-                cols.append(np.einsum("pkn,ke->npe", Jp, self.B).reshape(nv, 16))
+            if tg.contacts[f] and not cfg.stance_pivots:
+                u[r0 : r0 + 6] = -cfg.foot_kd * v  # held still where it stands
             else:
                 e_rot = _rot_error(tg.foot_quat[f], d.xquat[body])
-                u[r0 : r0 + 3] = cfg.foot_kp * (tg.foot_pos[f] - d.xpos[body]) + cfg.foot_kd * (tg.foot_vel[f, :3] - v[:3])
+                kp_lin = 0.0 if tg.contacts[f] else cfg.foot_kp  # a standing foot stays where it landed
+                u[r0 : r0 + 3] = kp_lin * (tg.foot_pos[f] - d.xpos[body]) + cfg.foot_kd * (tg.foot_vel[f, :3] - v[:3])
                 u[r0 + 3 : r0 + 6] = cfg.foot_kp * e_rot + cfg.foot_kd * (tg.foot_vel[f, 3:] - v[3:])
-                wt[r0 : r0 + 6] = cfg.swing_weight
+            wt[r0 : r0 + 6] = cfg.stance_weight if tg.contacts[f] else cfg.swing_weight
+            on = (tg.points[f] if cfg.stance_pivots else np.ones(4, dtype=bool)) if tg.contacts[f] else None
+            if on is not None and on.any():
+                # contact points: J_p = J_lin - [r]x J_ang with r the point from the body origin
+                r = self.points[f][on] @ d.xmat[body].reshape(3, 3).T  # (P, 3)
+                Jl, Ja = Jf[:3], Jf[3:]
+                S = np.zeros((len(r), 3, 3))
+                S[:, 0, 1], S[:, 0, 2], S[:, 1, 2] = -r[:, 2], r[:, 1], -r[:, 0]
+                S[:, 1, 0], S[:, 2, 0], S[:, 2, 1] = r[:, 2], -r[:, 1], r[:, 0]
+                Jp = Jl[None] - S @ Ja  # (P, 3, nv)
+                cols.append(np.einsum("pkn,ke->npe", Jp, self.B).reshape(nv, 4 * len(r)))
+                counts.append((f, len(r)))
         mujoco.mj_jacBody(m, d, self._jc, J[12:15], self.pelvis)
         h = h - self._jc.T @ tg.external  # the estimated push acts like a bias force
         u[12:15] = cfg.pelvis_kp * _rot_error(tg.pelvis_quat, d.xquat[self.pelvis]) + cfg.pelvis_kd * (
@@ -253,7 +264,7 @@ class WholeBody:
         v = qd[6:]
         u[18:] = self.joint_kp * (tg.joints - q) - self.joint_kd * v
         Jt, ut = J, u
-        nc = 16 * len(cols)
+        nc = sum(4 * c for _, c in counts)
         n = nv + nc
         H = np.zeros((n, n))
         g = np.zeros(n)
@@ -282,8 +293,7 @@ class WholeBody:
         torque = np.clip(tau_full[self.act_dof], -self.limit, self.limit)
         force = np.zeros((2, 3))
         k = 0
-        for f in range(2):
-            if tg.contacts[f]:
-                force[f] = (self.B @ rho[k : k + 16].reshape(4, 4).T).sum(axis=1)
-                k += 16
+        for f, c in counts:
+            force[f] = self.B @ rho[k : k + 4 * c].reshape(c, 4).sum(axis=0)
+            k += 4 * c
         return WbcOutput(torque=torque, qdd=qdd, foot_force=force, status=res.status)
