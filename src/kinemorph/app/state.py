@@ -162,7 +162,9 @@ class AppState:
         self.notes.pop(key, None)
         self._robots = {k: r for k, r in self._robots.items() if k[0] != key}
         if files.missing:
-            shown = ", ".join(files.missing[:3]) + (f" and {len(files.missing) - 3} more" if len(files.missing) > 3 else "")
+            shown = ", ".join(files.missing[:3]) + (
+                f" and {len(files.missing) - 3} more" if len(files.missing) > 3 else ""
+            )
             self.notes[key] = (
                 f"{key} is shown without its meshes ({shown} not uploaded): upload a .zip of the model "
                 "folder with its mesh files to see them"
@@ -243,7 +245,9 @@ class AppState:
         assert report is not None
         with self.lock:
             if generation != self.generation:
-                raise KinemorphError("the setup changed while retargeting (clip, robot, mapping or engine): retarget again")
+                raise KinemorphError(
+                    "the setup changed while retargeting (clip, robot, mapping or engine): retarget again"
+                )
             self.result, self.report, self.stale = result, report, ""
         return result, report
 

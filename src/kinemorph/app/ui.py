@@ -3,10 +3,44 @@
 from __future__ import annotations
 
 import html
+import os
+import re
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import KinemorphError
+
+_ADVICE = (  # the library's command-line advice, as the app's way to do the same
+    (re.compile(r"\(start from `kinemorph calibrate[^`]*`\) ?"), ""),
+    (
+        re.compile(r"pass (?:one|it) (?:with )?\(?--mapping(?: FILE)?\)?"),
+        "import one on the Setup page (Import mapping JSON)",
+    ),
+    (re.compile(r"pass a mapping \(--mapping FILE\)"), "import a mapping on the Setup page (Import mapping JSON)"),
+    (re.compile(r"\(--mapping FILE\)"), "(Setup page: Import mapping JSON)"),
+    (re.compile(r"pass --pose-model FILE\.task or set"), "the server needs"),
+    (re.compile(r": pass --unit if that is wrong"), ""),
+    (re.compile(r"\(?--robot PATH\.xml\)?"), "an uploaded model (Setup page)"),
+)
+
+
+def _private_roots() -> list[str]:
+    """Folders of this server whose paths the browser should not see: the temporary folder
+    (uploads, downloads), the sample and robot model roots."""
+    roots = [tempfile.gettempdir()]
+    roots += [os.environ[v] for v in ("KINEMORPH_DATA", "MENAGERIE_ROOT") if os.environ.get(v)]
+    return [os.path.realpath(r) for r in roots] + roots
+
+
+def public_text(text: str) -> str:
+    """A message as the browser shows it: server paths cut to the file's own name (an upload's
+    name, a sample's name), the library's command-line advice said the app's way."""
+    for root in sorted(set(_private_roots()), key=len, reverse=True):
+        text = re.sub(re.escape(root.rstrip("/")) + r"/(?:[^\s:'\"]*/)?", "", text)
+    for pattern, replacement in _ADVICE:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 class Notice:
@@ -18,10 +52,10 @@ class Notice:
         self.is_error = False
 
     def error(self, exc: BaseException | str) -> None:
-        self._set(str(exc), True)
+        self._set(public_text(str(exc)), True)
 
     def info(self, text: str) -> None:
-        self._set(text, False)
+        self._set(public_text(text), False)
 
     def clear(self) -> None:
         self.text, self.is_error = "", False

@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
+    from ._text import plain_help
+
+    plain_help(sub)  # docstrings as descriptions, without their RST markup
     return parser
 
 

@@ -3,6 +3,9 @@
     kinemorph render walk_g1.npz --robot unitree_g1 -o walk.mp4
     kinemorph render walk_g1.npz --robot unitree_g1 -o walk.gif --source walk.bvh --fps 15
 
+Defaults: MP4 640x360 at the motion's rate (at most 30 fps); GIF 320x180 at 15 fps, at most 60 s
+(a longer clip is cut there, with a note). Frames are streamed to the encoder, not held.
+
 ``--source CLIP`` overlays the source keypoints: the clip is retargeted again (same robot,
 engine and mapping options as ``retarget``'s defaults, or --mapping) and the targets its engine
 tracked are drawn over the robot. Needs EGL or OSMesa (MUJOCO_GL=egl|osmesa picks one).
@@ -48,17 +51,22 @@ def run(args: argparse.Namespace) -> int:
 
     check_writable(args.output, force=args.force)
     config = config_from_args(RenderConfig, args)
-    robot = load_robot(args.robot, meshes=True)
+    robot = load_robot(args.robot)  # kinematics only: the render model compiles its own meshes
     motion = load(args.input, robot_name=robot.name, dof_names=robot.dof_names)
     overlay: Any = False
     if args.source is not None:
         overlay = _source_keypoints(args.source, args.mapping, robot, motion.num_frames)
     bar = None if args.quiet else ProgressBar(f"render {args.input.name} -> {args.output.name}")
     info = render_video(motion, robot, args.output, config, overlay=overlay, force=args.force, progress=bar)
+    for note in info.notes:
+        print(f"kinemorph: note: {note}", file=sys.stderr)
     if not args.quiet:
+        x = info.extra
         print(
             f"{info.frames} frames at {info.fps:g} fps in {info.seconds:.1f} s "
-            f"({info.frames_per_s:.1f} frames/s, {info.backend}) -> {info.path}",
+            f"({info.frames_per_s:.1f} frames/s, {info.backend}; rendering {x['seconds_render']:.1f} s, "
+            f"encoding {x['seconds_encode']:.1f} s, setup {x['seconds_setup']:.1f} s, "
+            f"ffmpeg CPU {x['seconds_encoder_cpu']:.1f} s) -> {info.path}",
             file=sys.stdout,
         )
     return 0

@@ -9,6 +9,7 @@ import mujoco
 import numpy as np
 
 from ..robots.feet import add_foot_bodies
+from ..robots.mesh_lod import simplify_model_meshes, simplify_spec_meshes
 from ..robots.registry import KNOWN_ROBOTS
 from ..robots.robot import Robot
 from .backend import RenderError, gl_context
@@ -20,9 +21,13 @@ OVERLAY_RADIUS = 0.025
 """[m] Radius of a source keypoint sphere."""
 
 
-def render_model(robot: Robot, width: int, height: int, *, shadows: bool = True) -> mujoco.MjModel:
-    """The robot's model file compiled with meshes, a floor, a sky, a sun and an offscreen buffer of
-    ``width`` x ``height`` [px]. Its joints must be the robot's (same names, same order)."""
+def render_model(
+    robot: Robot, width: int, height: int, *, shadows: bool = True, shadow_size: int = 1024, mesh_cell: float = 0.0
+) -> mujoco.MjModel:
+    """The robot's model file compiled with meshes, a floor, a sky, a sun (its shadow map
+    ``shadow_size`` [px] square) and an offscreen buffer of ``width`` x ``height`` [px]; with
+    ``mesh_cell`` > 0 [m] the meshes are simplified for drawing (robots.mesh_lod). Its joints
+    must be the robot's (same names, same order)."""
     try:
         spec = mujoco.MjSpec.from_file(str(robot.path))
     except Exception as exc:  # MuJoCo raises ValueError or its own FatalError; the message says why
@@ -32,16 +37,19 @@ def render_model(robot: Robot, width: int, height: int, *, shadows: bool = True)
         add_foot_bodies(spec, info.foot_spheres, where=str(robot.path))
     if not any(j.type == mujoco.mjtJoint.mjJNT_FREE for j in spec.joints):
         spec.worldbody.bodies[0].add_freejoint()
+    simplify_spec_meshes(spec, mesh_cell)
+    for g in spec.geoms:  # drawing only: no collision data (convex hulls) to build
+        g.contype = g.conaffinity = 0
     vis = spec.visual
     vis.global_.offwidth = max(int(width), int(vis.global_.offwidth))
     vis.global_.offheight = max(int(height), int(vis.global_.offheight))
     vis.quality.offsamples = 0  # multisampling costs 50% in software GL for little gain at video sizes
-    vis.quality.shadowsize = 2048 if shadows else 0
+    vis.quality.shadowsize = int(shadow_size) if shadows else 0
     vis.headlight.ambient = [0.35, 0.35, 0.35]
     vis.headlight.diffuse = [0.45, 0.45, 0.45]
     sky = spec.add_texture(name="km_sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX)
     sky.builtin = mujoco.mjtBuiltin.mjBUILTIN_GRADIENT
-    sky.rgb1, sky.rgb2, sky.width, sky.height = [0.75, 0.82, 0.9], [0.97, 0.98, 1.0], 256, 1536
+    sky.rgb1, sky.rgb2, sky.width, sky.height = [0.75, 0.82, 0.9], [0.97, 0.98, 1.0], 64, 384
     grid = spec.add_texture(name="km_floor", type=mujoco.mjtTexture.mjTEXTURE_2D)
     grid.builtin = mujoco.mjtBuiltin.mjBUILTIN_CHECKER
     grid.rgb1, grid.rgb2, grid.width, grid.height = [0.86, 0.86, 0.84], [0.62, 0.64, 0.68], 256, 256
@@ -62,6 +70,7 @@ def render_model(robot: Robot, width: int, height: int, *, shadows: bool = True)
     jnt = [model.joint(j) for j in range(model.njnt) if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_FREE]
     if tuple(j.name for j in jnt) != robot.dof_names or model.nq != robot.nq:
         raise RenderError(f"{robot.path}: the render model's joints differ from robot {robot.name}'s")
+    simplify_model_meshes(model, mesh_cell)  # meshes of other formats
     return model
 
 
@@ -94,10 +103,17 @@ class FrameRenderer:
         self._image = np.empty((self.height, self.width, 3), dtype=np.uint8)
 
     def render(
-        self, qpos: np.ndarray, lookat: np.ndarray, camera: Camera, overlay: np.ndarray | None = None
+        self,
+        qpos: np.ndarray,
+        lookat: np.ndarray,
+        camera: Camera,
+        overlay: np.ndarray | None = None,
+        *,
+        flip: bool = True,
     ) -> np.ndarray:
-        """One image of the robot at ``qpos``, looking at ``lookat`` [m]; ``overlay`` points (K, 3) [m]
-        are drawn as small spheres over it."""
+        """One image (H, W, 3) uint8 of the robot at ``qpos``, looking at ``lookat`` [m];
+        ``overlay`` points (K, 3) [m] are drawn as small spheres over it. With ``flip=False`` the
+        image is OpenGL's bottom-up buffer itself (no copy; overwritten by the next render)."""
         m, d = self.model, self.data
         d.qpos[:] = qpos
         mujoco.mj_kinematics(m, d)
@@ -116,7 +132,7 @@ class FrameRenderer:
                 scn.ngeom += 1
         mujoco.mjr_render(self._rect, scn, self._con)
         mujoco.mjr_readPixels(self._image, None, self._rect, self._con)
-        return self._image[::-1].copy()
+        return self._image[::-1].copy() if flip else self._image
 
     def close(self) -> None:
         """Free the OpenGL context (before the interpreter shuts down, which OSMesa needs)."""
