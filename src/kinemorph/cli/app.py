@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     for p in args.robot_model:
         if not p.is_file() or p.suffix.lower() not in (".xml", ".urdf"):
             raise KinemorphError(f"{p}: --robot-model takes an existing .xml or .urdf file")
+    if not 0 <= args.port <= 65535:
+        raise KinemorphError(f"--port must be in [0, 65535] (0: a free one), got {args.port}")
     if not 0 < args.max_upload_mb <= 1024:
         raise KinemorphError(f"--max-upload-mb must be in (0, 1024], got {args.max_upload_mb}")
     app = start_app(

@@ -23,6 +23,10 @@ from ..errors import ConfigError, MotionFileError
 _HEADER = ("time", "vx", "vy", "yaw_rate")
 
 
+COMMAND_LIMITS = (1.5, 1.0, 2.0)
+"""Largest |vx| [m/s], |vy| [m/s] and |yaw rate| [rad/s] a command may ask (walking, not running)."""
+
+
 @dataclass(frozen=True)
 class Commands:
     """A velocity command over time.
@@ -44,6 +48,13 @@ class Commands:
             raise ConfigError("commands contain NaN or infinite values")
         if np.any(np.diff(t) <= 0):
             raise ConfigError("command times must be strictly increasing")
+        for k, (name, unit) in enumerate((("vx", "m/s"), ("vy", "m/s"), ("yaw rate", "rad/s"))):
+            worst = float(np.abs(v[:, k]).max())
+            if worst > COMMAND_LIMITS[k]:
+                raise ConfigError(
+                    f"command {name} {worst:g} {unit} is beyond what a walking biped does "
+                    f"(|{name}| <= {COMMAND_LIMITS[k]:g} {unit})"
+                )
 
     @classmethod
     def constant(cls, velocity: Sequence[float] | np.ndarray) -> Commands:

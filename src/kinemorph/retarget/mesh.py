@@ -9,6 +9,7 @@ the ground. mesh_weight = 0 is the gmr engine exactly.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -47,8 +48,8 @@ class MeshConfig(GmrConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.mesh_weight >= 0:
-            raise ConfigError(f"mesh_weight must be >= 0, got {self.mesh_weight}")
+        if not (math.isfinite(self.mesh_weight) and self.mesh_weight >= 0):
+            raise ConfigError(f"mesh_weight must be a finite number >= 0, got {self.mesh_weight}")
         if self.remesh_every < 1:
             raise ConfigError(f"remesh_every must be >= 1, got {self.remesh_every}")
         if self.neighbours < 0:
