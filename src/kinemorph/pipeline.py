@@ -102,13 +102,23 @@ class Outputs:
                 raise KinemorphError(f"{p}: named twice as an output (also {seen[key]}); give each output its own file")
             seen[key] = p
 
-    def write(self, result: RobotMotion, robot: Robot, report: QualityReport | None) -> None:
+    def write(self, result: RobotMotion, robot: Robot, report: QualityReport | None, physics: Any = None) -> None:
+        """Write every output; ``physics`` (a kinemorph.sim SimReport) joins the report JSON
+        under "physics"."""
         from .io import save
 
         for p in self.motion:
             save(result, p, robot=robot, force=self.force, format=self.format)
-        if self.report is not None and report is not None:
+        if self.report is not None and report is not None and physics is None:
             report.save_json(self.report, force=self.force)
+        elif self.report is not None and report is not None:
+            import json
+
+            from ._files import write_text_atomic
+            from .sim.files import report_json
+
+            merged = {**report.to_dict(), "physics": json.loads(report_json(physics))}
+            write_text_atomic(self.report, json.dumps(merged, indent=2, allow_nan=False) + "\n", force=self.force)
         if self.plot is not None and report is not None:
             from .plot import plot_retarget
 
@@ -132,6 +142,8 @@ class RetargetJob:
         preset: how to read a source file ("auto" detects it).
         outputs: where the results go (nothing is written by default).
         evaluate: compute the quality report.
+        simulate: also judge physical feasibility (kinemorph.sim.simulate: inverse dynamics and a
+            torque-controlled replay in MuJoCo); the verdict joins the report.
         cleanup: the clean-up stage after the engine (kinemorph.retarget.cleanup: planted feet
             held, nothing below the floor or inside itself, joint speed limit): "auto" runs it for
             engine "auto" without a compat preset (GMR parity stays exact), "on" always, "off" never.
@@ -148,6 +160,7 @@ class RetargetJob:
     preset: str = "auto"
     outputs: Outputs = field(default_factory=Outputs)
     evaluate: bool = True
+    simulate: bool = False
     cleanup: str = "auto"
     cleanup_config: Any = None
 
@@ -177,7 +190,8 @@ class JobResult:
         config: its config.
         result: the robot motion.
         report: its quality report (None when not evaluated).
-        times: time per stage.
+        times: time per stage (the physics verdict counts as evaluation).
+        physics: the feasibility verdict (kinemorph.sim.SimReport) when asked for, else None.
     """
 
     motion: Motion
@@ -187,6 +201,7 @@ class JobResult:
     result: RobotMotion
     report: QualityReport | None
     times: JobTimes
+    physics: Any = None
 
 
 def job_config(engine: Engine, job: RetargetJob) -> Any:
@@ -294,7 +309,13 @@ def run_job(job: RetargetJob, *, progress: Progress | None = None) -> JobResult:
         result = cleanup(result, robot, motion, config=clean, progress=progress)
     t2 = time.perf_counter()
     report = evaluate(result, robot) if job.evaluate else None
+    physics = None
+    if job.simulate:
+        from .sim import simulate
+
+        physics = simulate(result, robot)
     t3 = time.perf_counter()
-    job.outputs.write(result, robot, report)
+    job.outputs.write(result, robot, report, physics)
     t4 = time.perf_counter()
-    return JobResult(motion, robot, engine.name, config, result, report, JobTimes(t1 - t0, t2 - t1, t3 - t2, t4 - t3))
+    times = JobTimes(t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+    return JobResult(motion, robot, engine.name, config, result, report, times, physics)

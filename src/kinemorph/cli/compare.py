@@ -17,6 +17,9 @@ def register(sub: Any) -> None:
     p.add_argument("--plot", type=Path, help="PNG of SRP over time per engine")
     p.add_argument("--json", type=Path, help="save the figures as JSON")
     p.add_argument("--force", action="store_true")
+    p.add_argument(
+        "--simulate", action="store_true", help="also judge each engine's output for physical feasibility in MuJoCo"
+    )
     p.set_defaults(func=run)
 
 
@@ -38,8 +41,17 @@ def run(args: argparse.Namespace) -> int:
     robot = load_job_robot(args.robot)
     runs = compare_engines(motion, robot, engines, mapping=load_job_mapping(args.mapping))
     print(comparison_table(runs))
+    figures: dict[str, dict[str, Any]] = {r.engine: dict(r.figures) for r in runs}
+    if args.simulate:
+        from ..sim import simulate
+        from ..sim.files import report_json
+
+        for r in runs:
+            verdict = simulate(r.result, robot)
+            print(f"{r.engine}: {verdict.summary()}")
+            figures[r.engine]["physics"] = json.loads(report_json(verdict))
     if args.json:
-        write_text_atomic(args.json, json.dumps({r.engine: r.figures for r in runs}, indent=2) + "\n", force=args.force)
+        write_text_atomic(args.json, json.dumps(figures, indent=2) + "\n", force=args.force)
     if args.plot:
         from ..plot import plot_srp
 

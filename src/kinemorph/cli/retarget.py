@@ -31,6 +31,12 @@ def register(sub: Any) -> None:
         help="also save the mapping used (e.g. the automatic one of a robot kinemorph has never seen) for review",
     )  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar or table")
+    p.add_argument(
+        "--simulate",
+        action="store_true",
+        help="also judge physical feasibility in MuJoCo (inverse dynamics and a torque replay; see "
+        "`kinemorph simulate`); the verdict is printed and joins --report",
+    )
     add_engine_options(p)
     add_source_options(p)
     p.set_defaults(func=run)
@@ -53,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
         options=engine_options(args),
         compat=args.compat,
         preset=args.preset,
+        simulate=args.simulate,
         outputs=Outputs((args.output,), report=args.report, plot=args.plot, force=args.force, format=args.format),
     )
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {Path(args.robot).stem}")
@@ -63,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"kinemorph: warning: {warning}", file=sys.stderr)
     if not args.quiet and done.report is not None:
         print(done.report.table())
+        if done.physics is not None:
+            print(done.physics.summary())
         print(f"{timing_summary(done.result)}; total {time.perf_counter() - t0:.2f} s -> {args.output}")
     return 0
 
