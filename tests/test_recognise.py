@@ -20,6 +20,12 @@ from kinemorph.robots.recognise import RecognitionError, recognise_model
 from kinemorph.robots.recognised import RobotWarning, require_recognition
 from robot_cases import box_stl, humanoid_xml, quadruped_xml, write
 
+ARM = """<mujoco><compiler angle="radian"/><worldbody><body name="a" pos="0 0 0">
+  <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+  <body name="b" pos="0 0 0.5"><inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
+  <joint axis="0 1 0"/><geom size="0.05"/></body></body></worldbody></mujoco>"""
+"""A fixed-base arm: no free joint, no legs."""
+
 
 def _shared_robot(rel: str) -> Path:
     root = os.environ.get("KINEMORPH_DATA")
@@ -114,15 +120,26 @@ def test_registered_robots_recognised_as_the_registry_says(name: str) -> None:
 
 
 def test_bad_models_one_clear_error(tmp_path: Path) -> None:
-    arm = """<mujoco><compiler angle="radian"/><worldbody><body name="a" pos="0 0 0">
-      <inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
-      <body name="b" pos="0 0 0.5"><inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
-      <joint axis="0 1 0"/><geom size="0.05"/></body></body></worldbody></mujoco>"""
+    arm = ARM
     with pytest.raises(RecognitionError, match="no floating base and no legs"):
         require_recognition(load_robot(write(tmp_path, "arm.xml", arm)))
     with pytest.raises(RecognitionError, match="left and right cannot be told apart"):
         require_recognition(load_robot(write(tmp_path, "same_side.xml", humanoid_xml(hip_width=0.0))))
     assert main(["robots", "--describe", str(tmp_path / "arm.xml")]) == 2
+
+
+@needs_data
+def test_retarget_onto_a_model_without_legs_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conftest import data_path
+
+    arm = write(tmp_path, "arm.xml", ARM)
+    argv = ["retarget", str(data_path("walk.bvh")), "--robot", str(arm), "-o", str(tmp_path / "o.npz"), "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no floating base and no legs" in err[0]
+    assert not (tmp_path / "o.npz").exists()
 
 
 def test_one_leg_refused(tmp_path: Path) -> None:
