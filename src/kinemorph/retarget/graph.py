@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -123,7 +124,10 @@ def matched_rest(motion: Motion, robot: Robot, mapping: Mapping) -> np.ndarray:
     return robot.landmark_positions(robot.fk(result.qpos[-1]))[0]
 
 
-def _virtuals(motion: Motion) -> dict[str, tuple[str, str]]:
+def _virtuals(motion: Motion) -> dict[str, tuple[Any, ...]]:
+    """The motion's virtual bodies (its own, e.g. a recognised rig's landmarks; else its preset's)."""
+    if motion.virtual:
+        return dict(motion.virtual)
     from ..motion.presets import PRESETS
 
     preset = PRESETS.get(motion.preset)
