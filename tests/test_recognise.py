@@ -89,6 +89,21 @@ def test_cli_gallery_lists_folders_and_describe_prints_parts(
     assert "leg FL" in out and "leg RR" in out and "knees bent" in out
 
 
+def test_app_offers_the_gallery_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kinemorph.app.sources import Sources
+    from kinemorph.app.state import AppState
+    from kinemorph.cli.app import _gallery_models
+
+    kid = write(tmp_path, "kid.xml", humanoid_xml(height=0.7, prefix="k"))
+    write(tmp_path, "not_a_robot.xml", "<mujoco><worldbody><geom type='plane' size='1 1 1'/></worldbody></mujoco>")
+    monkeypatch.setenv("KINEMORPH_ROBOTS", str(tmp_path))
+    models = _gallery_models([])
+    assert kid in models and all(p.name != "not_a_robot.xml" for p in models)
+    state = AppState(sources=Sources(robot_models=tuple(models)))
+    assert "model:kid.xml" in [c.key for c in state.robot_choices()]
+    assert state.select_robot("model:kid.xml").family == "humanoid"
+
+
 def test_synthetic_quadruped_legs_and_standing_pose(tmp_path: Path) -> None:
     for spheres in (True, False):
         robot = load_robot(write(tmp_path, f"q{spheres}.xml", quadruped_xml(spheres=spheres, length=0.8, leg=0.3)))

@@ -62,11 +62,27 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.max_upload_mb <= 1024:
         raise KinemorphError(f"--max-upload-mb must be in (0, 1024], got {args.max_upload_mb}")
     app = start_app(
-        args.host, args.port, robot_models=args.robot_model, max_upload_bytes=int(args.max_upload_mb * 1024 * 1024)
-    )
+        args.host, args.port, robot_models=[*args.robot_model, *_gallery_models(args.robot_model)],
+        max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
+    )  # fmt: skip
     print(f"kinemorph app on http://{args.host}:{app.server.get_port()} (Ctrl+C stops it)", file=sys.stderr)
     try:
         while True:
             time.sleep(3600)
     finally:
         app.stop()
+
+
+def _gallery_models(given: list[Path]) -> list[Path]:
+    """The gallery's models outside the registry (MENAGERIE_ROOT, KINEMORPH_ROBOTS) that were
+    recognised, for the Setup page's robot list (one per file name; --robot-model files first)."""
+    from ..robots.gallery import gallery
+
+    names = {p.name for p in given}
+    out = []
+    for e in gallery():
+        usable = e.source != "registry" and e.path and e.family in ("humanoid", "quadruped")
+        if usable and Path(e.path).name not in names:
+            names.add(Path(e.path).name)
+            out.append(Path(e.path))
+    return out
