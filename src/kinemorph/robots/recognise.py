@@ -327,7 +327,7 @@ def _upper_body(
     torso = tree.lca(tips)
     arms = tuple(_arm(tree, torso, t, s) for t, s in zip(tips, "lr"))
     between = tree.path(pelvis, torso) if pelvis in tree.ancestors(torso) else tree.path(torso, pelvis)
-    waist = tuple(tree.names[b] for b in between if tree.joints[b] and b != torso)
+    waist = tuple(tree.names[b] for b in between if tree.joints[b] and b not in (torso, pelvis))
     shoulders = [tree.pos[tree.m.body(a.bodies[0]).id] for a in arms]
     sz = float(np.mean([p[2] for p in shoulders]))
     central = [b for b in leaves if abs(tree.pos[b, 1] - y0) <= side_thr and tree.pos[b, 2] > sz]
