@@ -19,9 +19,11 @@ class CleanupConfig:
         joint_weight: cost on a joint's deviation from the engine's step [1/rad^2].
         root_position_weight: cost on the root's deviation from the engine's step [1/m^2].
         root_rotation_weight: cost on the root orientation's deviation [1/rad^2].
-        lift_weight: cost pulling a foot's free contact point up off the floor [1/m^2].
-        lift_height: ...up to this height above the floor [m] (where the engine keeps it lower)...
-        lift_speed: ...at up to this speed [m/s].
+        lift_weight: cost pulling a foot's contact point that is not planted up off the floor,
+            where the engine keeps it lower than lift_height [1/m^2].
+        lift_height: height above the floor a foot's contact point that is not planted is lifted
+            to [m].
+        lift_speed: the fastest such a lift rises [m/s].
         touchdown_speed: a point planted while the robot holds it above the floor comes down at
             most this fast [m/s] (the engine may keep a foot high while the source's is down).
         hard_lift: the lift is a constraint (relaxed at push_speed), not only a cost.
