@@ -140,6 +140,8 @@ class RetargetJob:
             ``mode`` to quadruped only), and a name no engine knows is refused.
         compat: a named preset of the engine (e.g. "gmr": GMR's exact settings), or None.
         preset: how to read a source file ("auto" detects it).
+        source_options: kinemorph.motion.load_motion's options for a source file (unit, up,
+            strict, fps, body_model, landmarks).
         outputs: where the results go (nothing is written by default).
         evaluate: compute the quality report.
         simulate: also judge physical feasibility (kinemorph.sim.simulate: inverse dynamics and a
@@ -158,6 +160,7 @@ class RetargetJob:
     options: MappingType[str, Any] = field(default_factory=dict)
     compat: str | None = None
     preset: str = "auto"
+    source_options: MappingType[str, Any] = field(default_factory=dict)
     outputs: Outputs = field(default_factory=Outputs)
     evaluate: bool = True
     simulate: bool = False
@@ -267,12 +270,13 @@ def check_job_settings(job: RetargetJob) -> None:
         raise errors[0]
 
 
-def load_source(source: str | Path | Motion, preset: str = "auto") -> Motion:
+def load_source(source: str | Path | Motion, preset: str = "auto", **options: Any) -> Motion:
+    """The job's motion: a loaded Motion as it is, a file through load_motion with ``options``."""
     if isinstance(source, Motion):
         return source
     from .motion import load_motion
 
-    return load_motion(source, preset)
+    return load_motion(source, preset, **{k: v for k, v in options.items() if v is not None})
 
 
 def load_job_robot(robot: str | Path | Robot) -> Robot:
@@ -295,7 +299,7 @@ def run_job(job: RetargetJob, *, progress: Progress | None = None) -> JobResult:
 
     job.outputs.check()
     t0 = time.perf_counter()
-    motion = load_source(job.source, job.preset)
+    motion = load_source(job.source, job.preset, **job.source_options)
     engine = get_engine(resolve_engine(job.engine, motion))
     config = job_config(engine, job)
     robot = load_job_robot(job.robot)

@@ -73,6 +73,7 @@ def prepare_settings(
     config: Any = None,
     options: dict[str, Any] | None = None,
     compat: str | None = None,
+    source_options: dict[str, Any] | None = None,
     mapping: str | Path | None = None,
     preset: str = "auto",
     format: str = ".npz",
@@ -102,7 +103,8 @@ def prepare_settings(
         source = f"shipped mapping of {loaded.name}"
         for p in KNOWN_ROBOTS[loaded.name].mappings if loaded.name in KNOWN_ROBOTS else ():
             shipped[p] = read_mapping_json(default_mapping_path(loaded.name, p))
-    settings = Settings(robot_id, engine, config, options, compat, content, source, preset, fmt)
+    sources = {k: v for k, v in (source_options or {}).items() if v is not None}
+    settings = Settings(robot_id, engine, config, options, compat, sources, content, source, preset, fmt)
     digest = settings_digest(settings, robot_model=loaded.path, default_mappings=shipped)
     return dataclasses.replace(settings, digest=digest)
 
@@ -116,6 +118,7 @@ def run_batch(
     config: Any = None,
     options: dict[str, Any] | None = None,
     compat: str | None = None,
+    source_options: dict[str, Any] | None = None,
     mapping: str | Path | None = None,
     preset: str = "auto",
     format: str = ".npz",
@@ -139,8 +142,8 @@ def run_batch(
         robot, engine, config, mapping, preset: as for :func:`kinemorph.retarget`; mapping is a
             JSON file (None: the robot's shipped mapping for each motion's preset); engine "auto"
             picks each clip's engine by its family.
-        options, compat: as kinemorph.pipeline.RetargetJob's (engine options by name; a named
-            preset such as "gmr").
+        options, compat, source_options: as kinemorph.pipeline.RetargetJob's (engine options by
+            name; a named preset such as "gmr"; how sources are read: unit, up, fps...).
         format: output format, a name of kinemorph.io.EXPORT_FORMATS ("npz", "holosoma", ...; ".npz" is accepted).
         workers: local worker processes (default: the usable CPU cores), or with ``ray`` the
             tasks in flight (default: the cluster's CPUs).
@@ -166,6 +169,7 @@ def run_batch(
         config=config,
         options=options,
         compat=compat,
+        source_options=source_options,
         mapping=mapping,
         preset=preset,
         format=format,

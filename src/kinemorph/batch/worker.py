@@ -58,6 +58,7 @@ class WorkerState:
             options=settings.options,
             compat=settings.compat,
             preset=settings.preset,
+            source_options=settings.source_options,
             outputs=outputs or Outputs(),
             evaluate=evaluate,
         )
@@ -91,7 +92,7 @@ def _warm_up(state: WorkerState, settings: Settings) -> float:
 
     t0 = time.perf_counter()
     try:
-        motion = load_source(settings.warmup, settings.preset)
+        motion = load_source(settings.warmup, settings.preset, **settings.source_options)
         run_job(state.job(settings, motion.slice(0, min(motion.num_frames, 10)), evaluate=False))
     except Exception:  # an optimisation only: the file's own job reports its error
         pass

@@ -18,6 +18,7 @@ from typing import Any
 
 from . import EXIT_INTERRUPTED
 from ._common import add_engine_options, engine_options, robot_help
+from ._source import add_source_options, source_options
 from .convert import format_help
 
 EXIT_OK = 0
@@ -58,6 +59,7 @@ def register(sub: Any) -> None:
     p.add_argument("--force", action="store_true", help="redo every input, even those whose output is up to date")
     p.add_argument("--quiet", action="store_true", help="no progress bar, only failures")
     add_engine_options(p)
+    add_source_options(p)
     p.set_defaults(func=run)
 
 
@@ -93,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
                 engine=args.engine,
                 options=engine_options(args),
                 compat=args.compat,
+                source_options=source_options(args),
                 mapping=args.mapping,
                 preset=args.preset,
                 format=args.format,

@@ -334,8 +334,9 @@ class Robot:
         clip a quadruped (motions of family "other" go anywhere). ``motion``: a kinemorph Motion."""
         family = getattr(motion, "family", "other")
         if not families_match(family, self.family):
+            how = f"preset {motion.preset}" if motion.preset != "generic" else "recognised from its skeleton"
             raise KinemorphError(
-                f"{motion.source} is a {family} motion (preset {motion.preset}) but robot "
+                f"{motion.source} is a {family} motion ({how}) but robot "
                 f"{self.name} is a {self.family}; pick a {family} robot or another motion"
             )
 
