@@ -165,6 +165,10 @@ def test_the_camera_follows_the_skeleton_and_is_kept_on_reload(browser_page) -> 
     art = _artifacts()
     page.get_by_role("button", name="Motion", exact=True).click()
     _wait_text(page, "Page: Motion")
+    if app.state.motion_key != "sample:walk.bvh":
+        _choose(page, "Clip", "sample:walk.bvh")
+        page.get_by_role("button", name="Open clip").click()
+        _wait_text(page, "preset lafan1 (humanoid), 1800 frames")
     assert page.get_by_role("checkbox", name="Follow camera").is_checked()
     motion = app.state.motion
     start = np.array(_client(app).camera.look_at)

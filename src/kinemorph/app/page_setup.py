@@ -54,14 +54,14 @@ class SetupPage(SetupHandlers):
             self.remove_task_b = gui.add_button("Remove row")
             self.new_body = gui.add_dropdown("Add robot body", ["(none)"])
             self.add_task_b = gui.add_button("Add row")
-            self.table_md = gui.add_markdown("")
+            self.table_md = gui.add_html("")
         with gui.add_folder("Human scale table", expand_by_default=False):
             self.scale_dd = gui.add_dropdown("Source body ", ["(none)"])
             self.scale_num = gui.add_number("Scale", initial_value=1.0, min=0.01, step=0.01)
             self.height_num = gui.add_number("human_height_assumption [m]", initial_value=1.8, step=0.01)
             self.ground_num = gui.add_number("ground_height [m]", initial_value=0.0, step=0.01)
             self.apply_scale = gui.add_button("Apply scales")
-            self.scales_md = gui.add_markdown("")
+            self.scales_md = gui.add_html("")
         with gui.add_folder("Import / export"):
             self.import_b = gui.add_upload_button("Import mapping JSON", mime_type=".json")
             app.watch_upload(self.import_b, self.notice)
@@ -109,6 +109,7 @@ class SetupPage(SetupHandlers):
         @self.task_dd.on_update
         def _(_: Any) -> None:
             self._load_row()
+            self.table_md.content = self.table_markdown(self.stage, str(self.task_dd.value))
 
         @self.apply_task.on_click
         def _(_: Any) -> None:
@@ -182,7 +183,7 @@ class SetupPage(SetupHandlers):
         self.robot_md.content = f"**Robot:** {st.robot_key} ({fam or 'unknown family'}){clip}"
         self._rebuild_form(eng)
         if st.motion is None:
-            self.table_md.content = "Open a motion first (Motion page)."
+            self.table_md.content = "<p>Open a motion first (Motion page).</p>"
             return
         d = guarded(self.notice, self.mapping_dict)
         if d is None:
@@ -192,7 +193,7 @@ class SetupPage(SetupHandlers):
         self.source_dd.options = list(st.motion.body_names)
         robot = st.robot()
         self.new_body.options = [b for b in robot.body_names[1:] if b not in {r[0] for r in rows}] or ["(none)"]
-        self.table_md.content = self.table_markdown(self.stage)
+        self.table_md.content = self.table_markdown(self.stage, str(self.task_dd.value))
         self.scale_dd.options = list(d["human_scale_table"]) or ["(none)"]
         self.height_num.value = float(d["human_height_assumption"])
         self.ground_num.value = float(d["ground_height"])

@@ -53,7 +53,6 @@ class App:
         self._stop = threading.Event()
         self._previous_sigterm: Any = None
         self.camera: tuple[np.ndarray, np.ndarray] | None = None  # position, look_at [m]
-        self._followed: np.ndarray | None = None
         self.follow_box: Any = None
         self._lock = threading.RLock()
 
@@ -82,23 +81,21 @@ class App:
         """Point every connected browser's camera at ``target`` [m] from a distance fitting ``size`` [m]."""
         t = np.array([target[0], target[1], 0.5 * size])
         self._set_camera(t + size * np.array([2.0, -2.0, 0.8]), t)
-        self._followed = np.array([target[0], target[1], 0.0])
 
     def follow(self, point: np.ndarray) -> None:
-        """With "Follow camera" on, move the camera with ``point`` [m] (the root being played),
-        keeping the view's direction and distance; moves under 1 cm wait."""
-        if not (self.follow_box is None or self.follow_box.value):
-            self._followed = None
+        """With "Follow camera" on, keep the camera on ``point`` [m] (the root being played): it
+        looks at the point's x, y at its current height, from its current direction and distance
+        (which the user's orbit and zoom set); moves under 1 cm wait. Computed from the point, not
+        from deltas, so a camera update arriving late from a browser cannot make it drift."""
+        if self.follow_box is not None and not self.follow_box.value:
             return
-        p = np.array([point[0], point[1], 0.0], dtype=np.float64)
-        if self._followed is None or self.camera is None:
-            self._followed = p
+        if self.camera is None:
             return
-        d = p - self._followed
-        if float(np.linalg.norm(d)) < 0.01:
+        position, look = self.camera
+        target = np.array([point[0], point[1], look[2]], dtype=np.float64)
+        if float(np.linalg.norm(target - look)) < 0.01:
             return
-        self._followed = p
-        self._set_camera(self.camera[0] + d, self.camera[1] + d)
+        self._set_camera(target + (position - look), target)
 
     def _set_camera(self, position: np.ndarray, look_at: np.ndarray) -> None:
         """Every browser's camera, remembered for browsers that connect (or reload) later."""

@@ -139,21 +139,48 @@ class SetupHandlers:
         ids = [robot.body_id(b) for b in bodies]
         return {"targets": target, "stages": np.array(stages), "bodies": fk.positions[0, ids], "qpos": q}
 
-    def table_markdown(self, stage: int) -> str:
+    def table_markdown(self, stage: int, selected: str = "") -> str:
+        """The stage's tasks as a compact HTML table (one line a row, numbers to 3 significant
+        digits, an identity rotation as "-"); the row being edited below it is highlighted."""
         rows = self.rows(stage)
         if not rows:
-            return f"Stage {stage + 1}: no tasks."
-        body = "\n".join(
-            f"| {r[0]} | {r[1]} | {r[2]:g} | {r[3]:g} | {', '.join(f'{x:.3g}' for x in r[4])} "
-            f"| {', '.join(f'{x:.3g}' for x in r[5])} |"
+            return f"<p>Stage {stage + 1}: no tasks.</p>"
+        head = ("robot body", "source", "pos w", "rot w", "offset xyz [m]", "rotation wxyz")
+        body = "".join(
+            _tr(
+                [r[0], r[1], f"{r[2]:g}", f"{r[3]:g}", _vec(r[4], (0.0, 0.0, 0.0)), _vec(r[5], (1.0, 0.0, 0.0, 0.0))],
+                r[0] == selected,
+            )  # fmt: skip
             for r in rows
         )
-        return (
-            f"| robot body | source | pos w | rot w | offset xyz [m] | rotation wxyz |\n"
-            f"|---|---|---:|---:|---|---|\n{body}"
-        )
+        return _table(head, body)
 
     def scales_markdown(self) -> str:
+        """The human scale table as a compact HTML table."""
         d = self.mapping_dict()
-        body = "\n".join(f"| {k} | {v:g} |" for k, v in d["human_scale_table"].items())
-        return f"| source body | scale |\n|---|---:|\n{body}"
+        body = "".join(_tr([k, f"{v:.3g}"], False) for k, v in d["human_scale_table"].items())
+        return _table(("source body", "scale"), body)
+
+
+_CELL = "padding:1px 6px;white-space:nowrap;"
+
+
+def _vec(values: Any, identity: tuple[float, ...]) -> str:
+    v = [float(x) for x in values]
+    return "-" if np.allclose(v, identity) else " ".join(f"{x:.3g}" for x in v)
+
+
+def _tr(cells: list[str], selected: bool) -> str:
+    import html
+
+    style = ' style="background:#fff3bf"' if selected else ""
+    tds = "".join(f'<td style="{_CELL}">{html.escape(c)}</td>' for c in cells)
+    return f"<tr{style}>{tds}</tr>"
+
+
+def _table(head: tuple[str, ...], body: str) -> str:
+    ths = "".join(f'<th style="{_CELL}text-align:left">{h}</th>' for h in head)
+    return (
+        '<div style="overflow-x:auto;font-size:0.78em;font-variant-numeric:tabular-nums">'
+        f'<table style="border-collapse:collapse"><tr>{ths}</tr>{body}</table></div>'
+    )
