@@ -52,6 +52,41 @@ def run(robot, style: str, commands: Commands, duration: float, label: str, push
     )
 
 
+def figure(robot, style: str, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sim = simulate_gait(load_style(style), robot, Commands.constant([0.25, 0, 0]), 10.0,
+                        config=SimulationConfig(raise_on_fall=False), pushes=[parse_push("1.0@5:left")])  # fmt: skip
+    log = sim.log
+    fig, ax = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
+    ax[0].plot(log.time, log.com[:, 1], label="CoM y")
+    ax[0].plot(log.time, log.com_ref[:, 1], "--", label="CoM y reference (MPC)")
+    ax[0].plot(log.time, log.cop_ref[:, 1], ":", label="CoP y (MPC)")
+    ax[0].set_ylabel("lateral [m]")
+    ax[1].plot(log.time, log.pelvis_height, label="pelvis height")
+    ax[1].plot(log.time, log.pelvis_height_ref, "--", label="reference")
+    ax[1].set_ylabel("[m]")
+    ax[2].plot(log.time, log.contact_force[:, 0, 2], label="left foot Fz")
+    ax[2].plot(log.time, log.contact_force[:, 1, 2], label="right foot Fz")
+    ax[2].set_ylabel("[N]")
+    ax[3].plot(log.time, log.kappa, label="time scaling kappa")
+    ax[3].plot(log.time, 10 * np.linalg.norm(log.step_adjust, axis=1), label="10 x |step adjustment| [m]")
+    ax[3].plot(log.time, 10 * np.linalg.norm(log.velocity_adjust, axis=1), label="10 x |velocity adjustment| [m/s]")
+    ax[3].plot(log.time, np.linalg.norm(log.push_force, axis=1) / 50, label="push [50 N]")
+    ax[3].set_xlabel("time [s]")
+    for a in ax:
+        a.legend(loc="upper right", fontsize=8)
+        a.grid(alpha=0.3)
+    fig.suptitle(f"{style} on {robot.name} under physics: 0.25 m/s, 1.0 N/kg push from the left at 5 s"
+                 + (f" (fell at {sim.fall_time:.1f} s)" if sim.fell else ""))  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    print(f"wrote {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--robot", default="unitree_g1")
@@ -61,10 +96,13 @@ def main() -> None:
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push at 5 s (PNG)")
     args = ap.parse_args()
     robot = load_robot(args.robot)
     styles = args.styles or style_names()
-    if args.sweep:
+    if args.figure:
+        figure(robot, styles[0], args.figure)
+    elif args.sweep:
         names = args.commands or [*COMMANDS, "schedule"]
         for style in styles:
             for name in names:

@@ -18,6 +18,7 @@ import mujoco
 import numpy as np
 
 from ..errors import ConfigError
+from ..gait.footsteps import Pose2
 from ..gait.phase import PhaseMap
 from ..gait.planner import Planner
 from ..gait.robot_table import RobotGait
@@ -132,6 +133,7 @@ class GaitController:
         self.next: Frame | None = None
         self.time = 0.0
         self.phases: list[SupportPhase] = []
+        self._standing: list[Pose2 | None] | None = None
 
     def com_state(self, d: mujoco.MjData) -> np.ndarray:
         """Measured horizontal CoM [[x, x'], [y, y']] (kinematics computed). Shape: (2, 2)."""
@@ -148,8 +150,20 @@ class GaitController:
         self.com_ref = self.com_state(d)
         self.cop = self.com_ref[:, 0].copy()
 
+    def standing_feet(self, d: mujoco.MjData) -> list[Pose2 | None]:
+        """Measured planar sole poses (x, y, yaw) of the feet the plan has on the floor."""
+        out: list[Pose2 | None] = []
+        for f, body in enumerate(self.feet):
+            if not self.planner.contacts[f]:
+                out.append(None)
+                continue
+            R = d.xmat[body].reshape(3, 3)
+            p = d.xpos[body] + R @ self.rg.sole_pos[f]
+            out.append((float(p[0]), float(p[1]), math.atan2(R[1, 0], R[0, 0])))
+        return out
+
     def _phases(self, command: tuple[float, float, float], step: np.ndarray, delay: float) -> list[SupportPhase]:
-        phases = preview(self.planner, self.maker.offset, command, self.cfg.mpc.preview)
+        phases = preview(self.planner, self.maker.offset, command, self.cfg.mpc.preview, self._standing)
         out = []
         for i, ph in enumerate(phases):
             moved = tuple(
@@ -164,6 +178,7 @@ class GaitController:
         """Advance the planner by one tick from the measured state in ``d``."""
         assert self.feedback is not None and self.next is not None
         meas = self.com_state(d)
+        self._standing = self.standing_feet(d)
         if self.plan is not None:
             x, v, _ = self.plan.com_at(self.time - self.plan_time)
             self.com_ref = np.stack([x, v], axis=1)

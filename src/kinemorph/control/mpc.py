@@ -60,7 +60,7 @@ class MpcConfig:
     terminal_weight: float = 1e6
     centre_weight: float = 1.0
     smooth_weight: float = 10.0
-    margin: float = 0.015
+    margin: float = 0.008
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.preview <= 5.0:

@@ -62,10 +62,15 @@ def clone(planner: Planner) -> Planner:
 
 
 def preview(
-    planner: Planner, offsets: np.ndarray, velocity: tuple[float, float, float], horizon: float
+    planner: Planner,
+    offsets: np.ndarray,
+    velocity: tuple[float, float, float],
+    horizon: float,
+    standing: list[Pose2 | None] | None = None,
 ) -> list[SupportPhase]:
     """Support phases covering [0, horizon] [s] from the planner's current state. ``offsets``: the
-    horizontal shift (2, 2) [m] of each foot's current foothold (step adjustment it landed with)."""
+    horizontal shift (2, 2) [m] of each foot's current foothold (step adjustment it landed with);
+    ``standing``: where each foot on the floor actually stands (None: its planned foothold)."""
     p = clone(planner)
     timing = p.sampler.sample(velocity).timing
     to_event = _to_next_event(p.phase, timing)
@@ -75,6 +80,8 @@ def preview(
     contacts = phase_contacts(p.phase)
     poses = tuple((p.locked[f][0] + float(offsets[f, 0]), p.locked[f][1] + float(offsets[f, 1]), p.locked[f][2])
                   for f in range(2))  # fmt: skip
+    if standing is not None:
+        poses = tuple(standing[f] if standing[f] is not None and contacts[f] else poses[f] for f in range(2))
     landed = (False, False)
     out: list[SupportPhase] = []
     while t < horizon:
