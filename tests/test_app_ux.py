@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import data_path, needs_data, needs_menagerie
-from kinemorph.app.page_preview import PreviewPage, cursor
+from kinemorph.app.page_preview import cursor
 from kinemorph.app.state import AppState
 from kinemorph.app.ui import public_text
 from kinemorph.cli._text import plain

@@ -150,7 +150,7 @@ class SetupHandlers:
             _tr(
                 [r[0], r[1], f"{r[2]:g}", f"{r[3]:g}", _vec(r[4], (0.0, 0.0, 0.0)), _vec(r[5], (1.0, 0.0, 0.0, 0.0))],
                 r[0] == selected,
-            )  # fmt: skip
+            )
             for r in rows
         )
         return _table(head, body)
