@@ -201,3 +201,26 @@ def test_help_text_has_no_rst_markup(capsys) -> None:  # type: ignore[no-untyped
     for name, parser in sub.choices.items():  # type: ignore[union-attr]
         text = parser.format_help()
         assert "``" not in text and ":func:" not in text and ":class:" not in text, name
+
+
+@pytest.mark.parametrize(
+    ("exc", "shown"),
+    [(MemoryError(), "out of memory"), (TypeError("bad type"), "TypeError: bad type"), (KinemorphError("x"), "x")],
+)
+def test_a_handler_failure_of_any_kind_shows_in_its_notice(exc: BaseException, shown: str) -> None:
+    from kinemorph.app.ui import Notice, guarded
+
+    class Html:
+        content, visible = "", False
+
+    class Gui:
+        def add_html(self, *_: object, **__: object) -> Html:
+            return Html()
+
+    notice = Notice(Gui())
+
+    def fail() -> None:
+        raise exc
+
+    assert guarded(notice, fail) is None
+    assert notice.is_error and shown in notice.text

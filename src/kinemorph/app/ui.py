@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import logging
 import os
 import re
 import tempfile
@@ -73,12 +74,21 @@ class Notice:
 
 
 def guarded(notice: Notice, action: Callable[[], Any]) -> Any:
-    """Run a handler; an error a user can cause (KinemorphError, or a library ValueError from a bad
-    value) is shown in the notice instead of escaping into the server's threads."""
+    """Run a handler; whatever it raises is shown in the notice instead of escaping into the
+    server's threads (where it would only reach the log): the message of an error a user can
+    cause (KinemorphError, a library ValueError, an OSError), "out of memory" for MemoryError,
+    and the type and message of anything else (a bug, whose traceback also goes to the log)."""
     try:
         out = action()
     except (KinemorphError, ValueError, OSError) as exc:
         notice.error(exc)
+        return None
+    except MemoryError:
+        notice.error("out of memory: the file or the request is too large for this server")
+        return None
+    except Exception as exc:  # shown in the page and logged, not swallowed
+        logging.getLogger("kinemorph.app").exception("handler failed")
+        notice.error(f"{type(exc).__name__}: {exc}")
         return None
     notice.clear()
     return out

@@ -101,7 +101,8 @@ class RenderConfig:
         if self.width is None and self.height is None:
             return w0, h0
         if self.width is None:
-            return max(16, 2 * round(self.height * 8 / 9)), int(self.height)  # type: ignore[operator]
+            h = int(self.height or h0)
+            return max(16, 2 * round(h * 8 / 9)), h
         if self.height is None:
             return int(self.width), max(16, 2 * round(self.width * 9 / 32))
         return int(self.width), int(self.height)
