@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import mujoco
 import numpy as np
 import pytest
@@ -98,7 +100,7 @@ def test_pendulum_swings_up_within_torque_limits() -> None:
     assert abs(res.qpos[-1, 0] - np.pi) < 0.05
     assert abs(res.qvel[-1, 0]) < 0.2
     assert np.abs(res.controls).max() <= 2.0 + 1e-9
-    assert seen and all(b <= a for a, b in zip(seen, seen[1:]))  # monotone decrease
+    assert seen and all(b <= a for a, b in itertools.pairwise(seen))  # monotone decrease
     assert res.gains.shape == (t, 1, 2)
 
 

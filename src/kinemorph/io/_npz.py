@@ -3,7 +3,9 @@
 Keys: ``fps`` (scalar [1/s], int when integral), ``root_pos`` (T, 3) [m], ``root_rot`` (T, 4)
 quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode; when the
 motion carries a contact mask, also ``contacts`` (T, F) bool and ``contact_names`` (F,) (the foot
-bodies), and ``kinemorph_meta`` (the export's metadata as a JSON string, see _meta.py). GMR's own
+bodies), when it carries controls (the STMR engine) ``controls`` (K, nu), ``gains``
+(K, nu, 2 nv), ``control_dt``, ``control_kind``, ``control_names``, ``control_kp``, ``control_kd``,
+and ``kinemorph_meta`` (the export's metadata as a JSON string, see _meta.py). GMR's own
 output files have exactly the first five keys and read as they are; GMR's readers ignore the others.
 """
 
@@ -42,6 +44,14 @@ def write(
     if motion.contacts is not None:
         arrays["contacts"] = np.asarray(motion.contacts, dtype=bool)
         arrays["contact_names"] = np.asarray(motion.contact_bodies, dtype=np.str_)
+    c = motion.controls
+    if c is not None:  # the STMR engine's controls: what produced the motion in simulation
+        arrays.update(
+            controls=np.asarray(c.values, dtype=np.float64), gains=np.asarray(c.gains, dtype=np.float64),
+            control_dt=np.asarray(c.dt), control_kind=np.asarray(c.kind, dtype=np.str_),
+            control_names=np.asarray(c.names, dtype=np.str_), control_kp=np.asarray(c.kp, dtype=np.float64),
+            control_kd=np.asarray(c.kd, dtype=np.float64),
+        )  # fmt: skip
     if meta is not None:
         arrays[META_KEY] = np.asarray(meta.to_json(), dtype=np.str_)
 

@@ -36,9 +36,11 @@ class IlqrSettings:
 
     Attributes:
         max_iterations: outer iterations (backward + forward pass) at most.
-        tolerance: stop when the relative cost decrease of an accepted step is below this.
+        tolerance: stop when the full step's expected cost decrease, relative to the cost, is below
+            this (a small accepted step alone does not stop it: contacts often force short steps).
         mu_init: initial regularisation on Quu.
-        mu_min: regularisation below this is set to 0.
+        mu_min: the regularisation never falls below this (0 allows plain Gauss-Newton steps;
+            contacts make the local model poor: a floor keeps steps trusted-region-like).
         mu_max: stop (no progress possible) when the regularisation exceeds this.
         mu_factor: growth factor of the regularisation's multiplier (Tassa 2012's delta_0).
         step_sizes: line-search step sizes tried in order (largest first).
@@ -50,7 +52,7 @@ class IlqrSettings:
     max_iterations: int = 30
     tolerance: float = 1e-4
     mu_init: float = 1e-3
-    mu_min: float = 1e-6
+    mu_min: float = 0.0
     mu_max: float = 1e10
     mu_factor: float = 1.6
     step_sizes: tuple[float, ...] = tuple(float(a) for a in 10.0 ** np.linspace(0.0, -3.0, 8))
@@ -296,11 +298,14 @@ def ilqr(
             back = _backward(a, b, dyn, qs, vs, us, mu)
             if back is None:
                 delta = max(s.mu_factor, delta * s.mu_factor)
-                mu = max(s.mu_min, mu * delta)
+                mu = max(s.mu_min, 1e-6, mu * delta)
                 if mu > s.mu_max:
                     break
                 continue
             kff, gain, d1, d2 = back
+            if -(d1 + d2) < s.tolerance * abs(j):  # the full step promises too little: a local optimum
+                converged = True
+                break
             for alpha in s.step_sizes:
                 trial = dyn.rollout(x0, us, (qs, vs, us), kff, gain, alpha)
                 expected = -(alpha * d1 + alpha * alpha * d2)
@@ -311,9 +316,13 @@ def ilqr(
             if accepted:
                 break
             delta = max(s.mu_factor, delta * s.mu_factor)
-            mu = max(s.mu_min, mu * delta)
+            mu = max(s.mu_min, 1e-6, mu * delta)
             if mu > s.mu_max:
                 break
+        if converged:
+            reason = "converged"
+            it -= 1
+            break
         if not accepted:
             reason = "no descent (regularisation exceeded mu_max)"
             it -= 1
@@ -323,12 +332,9 @@ def ilqr(
         kfb = gain
         history.append(j)
         delta = min(1.0 / s.mu_factor, delta / s.mu_factor)
-        mu = mu * delta if mu * delta > s.mu_min else 0.0
+        mu = max(s.mu_min, mu * delta)
         if callback is not None:
             callback(IlqrIteration(it, j, alpha, mu, improvement, time.perf_counter() - start))
-        if improvement < s.tolerance:
-            converged, reason = True, "converged"
-            break
     return IlqrResult(
         qpos=qs, qvel=vs, controls=us, gains=kfb, cost=j, iterations=it, converged=converged, reason=reason,
         history=tuple(history), seconds=time.perf_counter() - start,

@@ -19,6 +19,7 @@ from .gmr import GmrConfig, solve_gmr
 from .graph import GraphConfig, solve_graph
 from .mesh import MeshConfig, solve_mesh
 from .quadruped import QuadrupedConfig, solve_quadruped
+from .stmr import StmrConfig, solve_stmr
 
 Solver = Callable[..., RobotMotion]
 
@@ -66,6 +67,13 @@ ENGINES: dict[str, Engine] = {
         solve_quadruped,
         "animal motion onto quadrupeds: natural-motion planner + regularised IK, or plain keypoint IK",
         mapping_use=lambda config: "tasks" if config.mode == "plain" else "none",
+    ),
+    "stmr": Engine(
+        "stmr",
+        StmrConfig,
+        solve_stmr,
+        "spatio-temporal retargeting for quadrupeds: foot-constrained kinematics, then iLQR dynamics with time warping",
+        mapping_use=lambda config: "none",
     ),
 }
 
@@ -150,6 +158,7 @@ __all__ = [
     "GraphConfig",
     "MeshConfig",
     "QuadrupedConfig",
+    "StmrConfig",
     "default_mapping",
     "get_engine",
     "resolve_engine",

@@ -24,6 +24,30 @@ class Keypoints:
 
 
 @dataclass(frozen=True)
+class Controls:
+    """A control sequence that produced a motion in simulation (e.g. the STMR engine's).
+
+    Attributes:
+        kind: "pd_targets" (joint targets of PD servos, torques clamped at the motors' limits).
+        dt: control step [s].
+        values: controls per step, in ``names`` order. Shape: (K, nu).
+        gains: feedback gains on the tangent state error [dq (nv), dv (nv)]: u = u_k + K_k dx.
+            Shape: (K, nu, 2 nv).
+        names: joint driven by each control. Shape: (nu,).
+        kp: servo stiffness per control [N m / rad]. Shape: (nu,).
+        kd: servo damping per control [N m s / rad]. Shape: (nu,).
+    """
+
+    kind: str
+    dt: float
+    values: np.ndarray
+    gains: np.ndarray
+    names: tuple[str, ...]
+    kp: np.ndarray
+    kd: np.ndarray
+
+
+@dataclass(frozen=True)
 class SolveInfo:
     """What an engine reports about a solve, typed: the faces read this, not string keys.
 
@@ -92,6 +116,8 @@ class RobotMotion:
         contact_bodies: the robot body of each contacts column. Shape: (F,).
         settings: what produced the motion (engine, its config, the mapping's origin), JSON-
             serialisable and deterministic (no timings); exports record it.
+        controls: the control sequence and feedback gains that produced it in simulation (the
+            STMR engine), None for kinematic engines.
     """
 
     robot: str
@@ -105,6 +131,7 @@ class RobotMotion:
     contacts: np.ndarray | None = None
     contact_bodies: tuple[str, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
+    controls: Controls | None = None
 
     def __post_init__(self) -> None:
         t = self.root_pos.shape[0]

@@ -1,0 +1,121 @@
+"""Settings of the STMR engine (one flat dataclass over IkSettings: the CLI generates its options from it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...errors import ConfigError
+from ..settings import IkSettings
+
+STAGES = ("both", "spatial")
+
+
+@dataclass(frozen=True)
+class StmrConfig(IkSettings):
+    """Settings of the STMR engine: the unconstrained IK step's (IkSettings, defaults below), plus
+
+    Attributes:
+        stages: "both" runs the spatial (SMR) and the temporal (TMR) stage; "spatial" only SMR.
+        contacts: file of per-foot contact booleans (T, 4), FL FR RL RR, as .npy, .npz (key
+            "contacts") or .csv/.txt (one row per frame, 0/1); "" detects them from the source.
+        foot_weight: IK cost on the foot keypoints [1/m].
+        knee_weight: IK cost on the knee keypoints (the unit-vector shape cue) [1/m].
+        hip_weight: IK cost on the hip and thigh keypoints [1/m].
+        base_position_weight: IK cost on the base position [1/m].
+        base_rotation_weight: IK cost on the base orientation [1/rad].
+        smr_gain: K of the spatial QP: share of the distance to the IK solution closed per frame
+            on top of the IK velocity (0: velocity only, 1: straight to the IK pose).
+        swing_lift: least height of a swinging foot above the floor from lift-off on [m].
+        swing_clearance: least height of a swinging foot at mid-swing [m].
+        smr_iterations: linearisations of the foot constraints per frame.
+        ballistic_history: frames of the base trajectory fitted before a flight phase.
+        alpha_min: least temporal scale of a segment (0.5: twice as fast).
+        alpha_max: largest temporal scale of a segment (2: twice as slow).
+        segments: temporal segments S (cut at contact changes); 0 picks up to ``max_segments``.
+        max_segments: segments when ``segments`` is 0.
+        control_dt: control (and physics) step of the temporal stage [s].
+        outer_evaluations: inner solves of the outer loop (CMA-ES over alpha) at most.
+        outer_population: CMA-ES population per generation.
+        outer_sigma: CMA-ES initial step on log(alpha).
+        inner_iterations: iLQR iterations per outer evaluation (warm-started).
+        final_iterations: iLQR iterations on the chosen alpha.
+        window_s: the inner problem is solved in windows this long, each from the end of the
+            last committed one [s].
+        base_track_weight: iLQR weight on base position error [1/m^2].
+        base_rot_weight: iLQR weight on base orientation error [1/rad^2].
+        joint_track_weight: iLQR weight on joint angle error [1/rad^2].
+        velocity_weight: iLQR weight on velocity error [s^2/m^2].
+        effort_weight: iLQR weight on the PD target's distance from the reference joint angle.
+        duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
+            unless a change pays).
+        seed: seed of the outer optimiser.
+        verdict: replay the output in kinemorph.sim and keep the verdict in info["sim_verdict"].
+    """
+
+    stages: str = "both"
+    contacts: str = ""
+    foot_weight: float = 50.0
+    knee_weight: float = 3.0
+    hip_weight: float = 2.0
+    base_position_weight: float = 20.0
+    base_rotation_weight: float = 20.0
+    smr_gain: float = 0.3
+    swing_lift: float = 0.045
+    swing_clearance: float = 0.05
+    smr_iterations: int = 2
+    ballistic_history: int = 5
+    alpha_min: float = 0.5
+    alpha_max: float = 2.0
+    segments: int = 0
+    max_segments: int = 4
+    control_dt: float = 0.01
+    outer_evaluations: int = 24
+    outer_population: int = 6
+    outer_sigma: float = 0.3
+    inner_iterations: int = 3
+    final_iterations: int = 10
+    window_s: float = 1.0
+    base_track_weight: float = 2000.0
+    base_rot_weight: float = 500.0
+    joint_track_weight: float = 20.0
+    velocity_weight: float = 1.0
+    effort_weight: float = 1.0
+    duration_weight: float = 0.2
+    seed: int = 0
+    verdict: bool = True
+    damping: float = 0.5
+    lm_damping: float = 0.01
+    tolerance: float = 1e-3
+    max_extra_iterations: int = 10
+    max_joint_speed: float = 7.0
+    posture_weight: float = 0.3
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.stages not in STAGES:
+            raise ConfigError(f"stages must be one of {', '.join(STAGES)}, got {self.stages!r}")
+        if not (0 < self.alpha_min <= self.alpha_max):
+            raise ConfigError(
+                f"alpha bounds must satisfy 0 < alpha_min <= alpha_max, got [{self.alpha_min}, {self.alpha_max}]"
+                + (" (inverted)" if self.alpha_min > self.alpha_max > 0 else "")
+            )
+        if not 0 <= self.smr_gain <= 1:
+            raise ConfigError(f"smr_gain must be in [0, 1], got {self.smr_gain}")
+        if not 0.002 <= self.control_dt <= 0.02:
+            raise ConfigError(f"control_dt must be in [0.002, 0.02] s, got {self.control_dt}")
+        for name in ("smr_iterations", "ballistic_history", "max_segments", "outer_population"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("segments", "outer_evaluations", "inner_iterations", "final_iterations"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        for name in (
+            "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
+            "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight",
+        ):  # fmt: skip
+            if not getattr(self, name) >= 0:
+                raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not 0 <= self.swing_lift <= self.swing_clearance:
+            raise ConfigError("need 0 <= swing_lift <= swing_clearance")
+        if not self.window_s > 0 or not self.outer_sigma > 0:
+            raise ConfigError("window_s and outer_sigma must be positive")

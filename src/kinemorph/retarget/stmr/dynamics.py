@@ -1,0 +1,76 @@
+"""The temporal stage's dynamics: the robot as PD servos with clamped torques, on a floor, in MuJoCo.
+
+Built on kinemorph.sim's torque-controlled copy (the same floor, friction and motors), whose
+motors become position servos: tau = clip(kp (u - q) - kd v, -limit, limit), u the control (a
+joint target within the joint's range), kp and kd the replay's joint gains (sim.gains), the limit
+the motor's torque limit. The damping term is integrated implicitly (``implicitfast``), so one
+physics step is the control step (``control_dt``, 5-20 ms) and one ``mjd_transitionFD`` call
+gives the step's Jacobians.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from ...robots.robot import Robot
+from ...sim.gains import Gains, pd_gains
+from ...sim.model import TorqueModel, build_torque_model
+
+
+@dataclass(frozen=True)
+class ServoModel:
+    """A robot as torque-limited PD servos.
+
+    Attributes:
+        model: the compiled model (timestep = control step).
+        torque_model: the sim copy it was made from.
+        kp: stiffness per actuator [N m / rad]. Shape: (nu,).
+        kd: damping per actuator [N m s / rad]. Shape: (nu,).
+        qpos_index: qpos address of each actuator's joint. Shape: (nu,).
+        torque_limit: |torque| bound per actuator [N m]. Shape: (nu,).
+    """
+
+    model: mujoco.MjModel
+    torque_model: TorqueModel
+    kp: np.ndarray
+    kd: np.ndarray
+    qpos_index: np.ndarray
+    torque_limit: np.ndarray
+
+    @property
+    def dt(self) -> float:
+        return float(self.model.opt.timestep)
+
+    def torques(self, qpos: np.ndarray, qvel: np.ndarray, controls: np.ndarray) -> np.ndarray:
+        """Motor torques (K, nu) [N m] of controls (K, nu) at states qpos (K, nq), qvel (K, nv)."""
+        dof = self.torque_model.act_dof
+        tau = self.kp * (controls - qpos[:, self.qpos_index]) - self.kd * qvel[:, dof]
+        return np.clip(tau, -self.torque_limit, self.torque_limit)
+
+
+def servo_model(robot: Robot, *, dt: float, friction: float = 0.8, gains: Gains | None = None) -> ServoModel:
+    """``robot`` as PD servos stepped every ``dt`` [s] (see the module docstring)."""
+    tm = build_torque_model(robot, timestep=min(dt, 0.005), friction=friction)
+    jg = pd_gains(tm, robot.rest_qpos(), gains or Gains())
+    m = tm.model  # the sim copy is ours: build_torque_model compiles a new one each call
+    m.opt.timestep = dt
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    qidx = np.zeros(m.nu, dtype=np.int64)
+    for i in range(m.nu):
+        j = int(m.actuator_trnid[i, 0])
+        qidx[i] = m.jnt_qposadr[j]
+        m.actuator_gaintype[i] = mujoco.mjtGain.mjGAIN_FIXED
+        m.actuator_biastype[i] = mujoco.mjtBias.mjBIAS_AFFINE
+        m.actuator_gainprm[i, :] = 0.0
+        m.actuator_gainprm[i, 0] = jg.kp[i]
+        m.actuator_biasprm[i, :] = 0.0
+        m.actuator_biasprm[i, 1:3] = -jg.kp[i], -jg.kd[i]
+        m.actuator_ctrllimited[i] = 1
+        m.actuator_ctrlrange[i] = m.jnt_range[j] if m.jnt_limited[j] else (-np.pi, np.pi)
+        lim = float(tm.torque_limit[i])
+        m.actuator_forcelimited[i] = int(np.isfinite(lim))
+        m.actuator_forcerange[i] = (-lim, lim) if np.isfinite(lim) else (0.0, 0.0)
+    return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit)

@@ -1,0 +1,161 @@
+"""The temporal stage's inner problem: track the warped targets through the robot's dynamics.
+
+For one alpha, the spatial stage's trajectory warped to the control grid (warp.py) is tracked
+by iLQR (optim/ilqr.py) over the PD-servo model (dynamics.py): controls are joint targets within
+the joint ranges, torques clamped at the motors' limits, contacts MuJoCo's own. The cost weights
+base position and orientation, joint angles and velocities against the targets, plus effort (the
+control's distance from the target joint angle: zero when the servo needs no correction).
+
+The horizon is solved in windows of ``window_s`` with half a window of look-ahead: each window
+starts from the state the previous one committed, so the whole result is one rollout of the
+dynamics (feasible by construction); its controls and feedback gains are kept for the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...optim.ilqr import IlqrSettings, TrackingCost, ilqr
+from .dynamics import ServoModel
+
+
+@dataclass(frozen=True)
+class InnerWeights:
+    """Cost weights of the inner problem (see StmrConfig)."""
+
+    base: float
+    base_rot: float
+    joints: float
+    velocity: float
+    effort: float
+
+
+@dataclass(frozen=True)
+class InnerResult:
+    """One inner solve on a control grid of K steps.
+
+    Attributes:
+        qpos: rollout positions. Shape: (K + 1, nq).
+        qvel: rollout velocities. Shape: (K + 1, nv).
+        controls: PD targets. Shape: (K, nu).
+        gains: feedback gains on the tangent state error. Shape: (K, nu, 2 nv).
+        cost: total tracking cost.
+        base_rms_m: base position error against the targets [m].
+        iterations: iLQR iterations over all windows.
+    """
+
+    qpos: np.ndarray
+    qvel: np.ndarray
+    controls: np.ndarray
+    gains: np.ndarray
+    cost: float
+    base_rms_m: float
+    iterations: int
+
+
+_DEBUG = bool(__import__("os").environ.get("KINEMORPH_STMR_DEBUG"))
+
+
+def feedforward_controls(sm: ServoModel, qref: np.ndarray, contacts: np.ndarray, feet: tuple[str, ...]) -> np.ndarray:
+    """PD targets (K, nu) that give the reference's inverse-dynamics torques (kinemorph.sim, with
+    the planted feet of ``contacts`` (K + 1, 4)) at the reference state: u = q + (tau + kd v) / kp."""
+    from ...robots.robot_motion import RobotMotion
+    from ...sim.inverse import inverse_dynamics
+
+    tm = sm.torque_model
+    motion = RobotMotion.from_qpos(
+        tm.robot.name, 1.0 / sm.dt, qref, tm.robot.dof_names, contacts=contacts, contact_bodies=feet
+    )
+    dyn = inverse_dynamics(tm, motion)
+    tau = np.clip(dyn.joint_torque, -sm.torque_limit, sm.torque_limit)
+    u = qref[:, sm.qpos_index] + (tau + sm.kd * dyn.qvel[:, tm.act_dof]) / sm.kp
+    lo, hi = sm.model.actuator_ctrlrange[:, 0], sm.model.actuator_ctrlrange[:, 1]
+    return np.clip(u[:-1], lo, hi)
+
+
+def tracking_weights(sm: ServoModel, steps: int, w: InnerWeights) -> tuple[np.ndarray, np.ndarray]:
+    """(state weights (steps + 1, 2 nv), control weights (steps, nu))."""
+    nv = sm.model.nv
+    ws = np.zeros((steps + 1, 2 * nv))
+    ws[:, :3] = w.base
+    ws[:, 3:6] = w.base_rot
+    ws[:, 6:nv] = w.joints
+    ws[:, nv:] = w.velocity
+    ws[:, nv : nv + 3] = 10.0 * w.velocity  # base velocity: what keeps the base from drifting
+    return ws, np.full((steps, sm.model.nu), w.effort)
+
+
+def solve_inner(
+    sm: ServoModel,
+    qref: np.ndarray,
+    vref: np.ndarray,
+    weights: InnerWeights,
+    *,
+    init_controls: np.ndarray,
+    iterations: int,
+    window_s: float,
+    on_window: Callable[[int, int], None] | None = None,
+) -> InnerResult:
+    """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring)."""
+    steps = qref.shape[0] - 1
+    uref = qref[:-1, sm.qpos_index]
+    ws, wu = tracking_weights(sm, steps, weights)
+    win = max(2, round(window_s / sm.dt))
+    ahead = win // 2
+    q_out = np.zeros_like(qref)
+    v_out = np.zeros_like(vref)
+    u_out = np.array(init_controls, dtype=np.float64, copy=True)
+    k_out = np.zeros((steps, sm.model.nu, 2 * sm.model.nv))
+    x = (qref[0].copy(), vref[0].copy())
+    q_out[0], v_out[0] = x
+    settings = IlqrSettings(max_iterations=iterations, tolerance=1e-3, mu_init=1000.0, mu_min=100.0)
+    total_iters, cost = 0, 0.0
+    a = 0
+    while a < steps:
+        b = min(steps, a + win)
+        c = min(steps, b + ahead)
+        sl = slice(a, c + 1)
+        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c])
+        res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings)
+        n = b - a
+        q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]
+        u_out[a:c] = res.controls  # the look-ahead's controls warm-start the next window
+        k_out[a:b] = res.gains[:n]
+        total_iters += res.iterations
+        if _DEBUG:
+            print(
+                "DBG",
+                a,
+                b,
+                res.iterations,
+                res.reason,
+                f"{res.history[0]:.1f} -> {res.cost:.1f}",
+                f"err_end {np.linalg.norm(res.qpos[n, :3] - qref[b, :3]):.3f}",
+                f"z {res.qpos[n, 2]:.3f}",
+            )
+        x = (res.qpos[n].copy(), res.qvel[n].copy())
+        a = b
+        if on_window is not None:
+            on_window(b, steps)
+    err = np.linalg.norm(q_out[:, :3] - qref[:, :3], axis=1)
+    cost = _cost(sm, q_out, v_out, u_out, qref, vref, uref, ws, wu)
+    return InnerResult(q_out, v_out, u_out, k_out, cost, float(np.sqrt(np.mean(err**2))), total_iters)
+
+
+def _cost(sm, q, v, u, qref, vref, uref, ws, wu) -> float:  # type: ignore[no-untyped-def]
+    import mujoco
+
+    nv = sm.model.nv
+    dx = np.zeros(2 * nv)
+    total = 0.0
+    for k in range(q.shape[0]):
+        mujoco.mj_differentiatePos(sm.model, dx[:nv], 1.0, qref[k], q[k])
+        dx[nv:] = v[k] - vref[k]
+        total += 0.5 * float(dx @ (ws[k] * dx))
+        if k < u.shape[0]:
+            du = u[k] - uref[k]
+            total += 0.5 * float(du @ (wu[k] * du))
+    return total

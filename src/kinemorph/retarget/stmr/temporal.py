@@ -1,0 +1,188 @@
+"""The temporal stage of STMR (TMR; Yoon et al., T-RO 2025, Sec. VI): the outer loop over alpha.
+
+For each candidate alpha (one scale per segment, within [alpha_min, alpha_max]) the spatial
+stage's trajectory is warped (warp.py) and tracked through the dynamics (inner.py), warm-started
+from the best solution so far (its controls re-timed by source time). The outer objective is
+
+    J(alpha) = base_rms / 5 cm + joint_rms / 0.2 rad + 10 (fallen) + duration_weight mean |log alpha|
+
+(the rollout against its own warped targets: how far the robot had to leave the motion), minimised
+by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for S = 1; the
+source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
+gets ``final_iterations`` more iLQR iterations.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...transforms import quat_rotate
+from .config import StmrConfig
+from .dynamics import ServoModel
+from .inner import InnerResult, InnerWeights, feedforward_controls, solve_inner
+from .warp import Warp, interpolate_qpos, velocities, warp_contacts
+
+FALL_PENALTY = 10.0
+TRACK_SCALE_M = 0.05
+JOINT_SCALE_RAD = 0.2
+
+
+@dataclass(frozen=True)
+class OuterStep:
+    """One outer evaluation (given to the progress callback and kept in the result)."""
+
+    evaluation: int
+    alpha: tuple[float, ...]
+    objective: float
+    base_rms_m: float
+    upright: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class TemporalResult:
+    """The temporal stage's output.
+
+    Attributes:
+        alpha: chosen scale per segment. Shape: (S,).
+        warp: the chosen time warp.
+        inner: the dynamics' rollout, controls and gains at the chosen alpha.
+        contacts: warped contact schedule per control step. Shape: (K + 1, 4) bool.
+        upright: the rollout never tipped over or sank (tilt <= 45 deg, base >= 60% of the target height).
+        base_rms_m: rollout base position against the warped targets [m].
+        joint_rms_rad: rollout joints against the warped targets [rad].
+        history: every outer evaluation, in order.
+    """
+
+    alpha: np.ndarray
+    warp: Warp
+    inner: InnerResult
+    contacts: np.ndarray
+    upright: bool
+    base_rms_m: float
+    joint_rms_rad: float
+    history: tuple[OuterStep, ...]
+
+
+def _upright(q: np.ndarray, qref: np.ndarray) -> bool:
+    up = quat_rotate(q[:, 3:7], np.array([0.0, 0.0, 1.0]))
+    up_ref = quat_rotate(qref[:, 3:7], np.array([0.0, 0.0, 1.0]))
+    tilt = np.degrees(np.arccos(np.clip(np.sum(up * up_ref, axis=1), -1.0, 1.0)))
+    return bool((tilt <= 45.0).all() and (q[:, 2] >= 0.6 * qref[:, 2]).all())
+
+
+class _Problem:
+    def __init__(self, sm: ServoModel, q_smr: np.ndarray, contacts: np.ndarray, bounds: np.ndarray,
+                 fps: float, feet: tuple[str, ...], cfg: StmrConfig) -> None:  # fmt: skip
+        self.sm, self.q, self.c, self.bounds, self.fps, self.feet, self.cfg = (
+            sm,
+            q_smr,
+            contacts,
+            bounds,
+            fps,
+            feet,
+            cfg,
+        )
+        self.w = InnerWeights(
+            cfg.base_track_weight, cfg.base_rot_weight, cfg.joint_track_weight, cfg.velocity_weight, cfg.effort_weight
+        )
+        self.best: tuple[float, TemporalResult] | None = None
+        self.history: list[OuterStep] = []
+
+    def targets(self, alpha: np.ndarray) -> tuple[Warp, np.ndarray, np.ndarray, np.ndarray]:
+        warp = Warp.of(alpha, self.bounds, self.fps, self.sm.dt)
+        qref = interpolate_qpos(self.sm.model, self.q, warp.frames(self.fps))
+        return warp, qref, velocities(self.sm.model, qref, warp.dt), warp_contacts(self.c, warp.frames(self.fps))
+
+    def initial_controls(self, warp: Warp, qref: np.ndarray, contacts: np.ndarray) -> np.ndarray:
+        if self.best is None:
+            return feedforward_controls(self.sm, qref, contacts, self.feet)
+        prev = self.best[1]
+        t_prev = prev.warp.source_time[:-1]
+        t_new = warp.source_time[:-1]
+        u = prev.inner.controls
+        return np.stack([np.interp(t_new, t_prev, u[:, i]) for i in range(u.shape[1])], axis=1)
+
+    def solve(self, alpha: np.ndarray, iterations: int) -> tuple[float, TemporalResult]:
+        start = time.perf_counter()
+        warp, qref, vref, contacts = self.targets(alpha)
+        init = self.initial_controls(warp, qref, contacts)
+        inner = solve_inner(
+            self.sm, qref, vref, self.w, init_controls=init, iterations=iterations, window_s=self.cfg.window_s
+        )
+        up = _upright(inner.qpos, qref)
+        joints = float(np.sqrt(np.mean((inner.qpos[:, 7:] - qref[:, 7:]) ** 2)))
+        j = inner.base_rms_m / TRACK_SCALE_M + joints / JOINT_SCALE_RAD + (0.0 if up else FALL_PENALTY)
+        j += self.cfg.duration_weight * float(np.mean(np.abs(np.log(alpha))))
+        res = TemporalResult(np.asarray(alpha, float), warp, inner, contacts, up, inner.base_rms_m, joints, ())
+        self.history.append(
+            OuterStep(len(self.history) + 1, tuple(float(a) for a in alpha), j, inner.base_rms_m, up,
+                      time.perf_counter() - start)
+        )  # fmt: skip
+        if self.best is None or j < self.best[0]:
+            self.best = (j, res)
+        return j, res
+
+
+def temporal_stage(
+    sm: ServoModel,
+    q_smr: np.ndarray,
+    contacts: np.ndarray,
+    bounds: np.ndarray,
+    *,
+    fps: float,
+    feet: tuple[str, ...],
+    cfg: StmrConfig,
+    on_step: Callable[[OuterStep], None] | None = None,
+) -> TemporalResult:
+    """Choose alpha per segment of ``bounds`` (S + 1 frames) and solve the dynamics (module docstring).
+    q_smr: the spatial stage's trajectory (T, nq); contacts (T, 4) bool at the source's fps."""
+    prob = _Problem(sm, q_smr, contacts, bounds, fps, feet, cfg)
+    s = len(bounds) - 1
+    lo, hi = math.log(cfg.alpha_min), math.log(cfg.alpha_max)
+    x0 = float(np.clip(0.0, lo, hi))
+
+    def objective(x: np.ndarray) -> float:
+        j, _ = prob.solve(np.exp(np.clip(np.asarray(x, dtype=float), lo, hi)), cfg.inner_iterations)
+        if on_step is not None:
+            on_step(prob.history[-1])
+        return j
+
+    objective(np.full(s, x0))
+    budget = cfg.outer_evaluations - 1
+    if budget > 0 and hi > lo:
+        if s == 1:
+            from scipy.optimize import minimize_scalar
+
+            minimize_scalar(
+                lambda x: objective(np.array([x])), bounds=(lo, hi), method="bounded",
+                options={"maxiter": budget, "xatol": 0.02},
+            )  # fmt: skip
+        else:
+            import cma
+
+            opts = {
+                "bounds": [lo, hi], "popsize": cfg.outer_population, "maxfevals": budget, "seed": cfg.seed + 1,
+                "verbose": -9, "tolx": 1e-3,
+            }  # fmt: skip
+            es = cma.CMAEvolutionStrategy(np.full(s, x0), cfg.outer_sigma, opts)
+            while not es.stop() and len(prob.history) < cfg.outer_evaluations:
+                xs = es.ask()
+                es.tell(xs, [objective(x) for x in xs])
+    assert prob.best is not None
+    best = prob.best[1]
+    if cfg.final_iterations > 0:
+        prob.best = None  # warm-start the polish from the chosen solution itself
+        prob.best = (float("inf"), best)
+        _, best = prob.solve(best.alpha, cfg.final_iterations)
+        if on_step is not None:
+            on_step(prob.history[-1])
+    return TemporalResult(
+        best.alpha, best.warp, best.inner, best.contacts, best.upright, best.base_rms_m, best.joint_rms_rad,
+        tuple(prob.history),
+    )  # fmt: skip
