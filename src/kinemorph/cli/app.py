@@ -5,6 +5,9 @@ Setup (engine, robot, mapping tables, scales, solver parameters; mapping JSON im
 Preview (retarget with progress, robot and keypoints in sync, plots, quality, downloads) and
 Gait (edit a style's samples and watch the robot walk them; test mode; save the style).
 Loopback only unless --host says otherwise: anyone who can reach the port can use the app.
+Uploads: at most --max-upload-mb, counted as the bytes arrive; a .npz or a robot .zip may unpack to
+10 times that; a robot model may only name files inside its own upload. SIGTERM removes the
+server's temporary upload folder.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ def register(sub: Any) -> None:
         "--max-upload-mb",
         type=float,
         default=MAX_UPLOAD_BYTES / 1024 / 1024,
-        help="largest upload accepted [MB; default: 50]",
+        help="largest upload accepted, counted on the bytes received [MB; default: 50]",
     )
     p.set_defaults(func=run)
 
