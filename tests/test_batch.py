@@ -96,8 +96,10 @@ def reference(clips: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     out = tmp_path_factory.mktemp("reference")
     robot = kinemorph.load_robot(ROBOT)
-    for src in clips.rglob("*.bvh"):
-        result = kinemorph.retarget(kinemorph.load_motion(src), robot)
+    from kinemorph.pipeline import RetargetJob, run_job
+
+    for src in clips.rglob("*.bvh"):  # the one pipeline the workers run (engine auto: with its clean-up)
+        result = run_job(RetargetJob(kinemorph.load_motion(src), robot, evaluate=False)).result
         target = out / src.relative_to(clips).with_suffix(".npz")
         target.parent.mkdir(parents=True, exist_ok=True)
         kinemorph.save(result, target, robot=robot)
