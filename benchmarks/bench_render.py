@@ -6,7 +6,9 @@ wall time, peak memory, file size, and where the time goes (rendering vs encodin
 The walk is kinemorph.motion.procedural.procedural_walk(duration=...) retargeted onto unitree_g1
 through kinemorph.pipeline (the gmr engine) and saved as .npz; each format is then rendered by the
 `kinemorph render` command in a fresh process. Figures per format (best and median of --repeats):
-- wall [s] of the command and its peak RSS [MB] (the largest of the command and its ffmpeg child);
+- wall [s] of the command, its CPU time [s] (with ffmpeg's: on a shared machine, CPU / 2 cores is
+  what the wall time would be with the cores to itself) and its peak RSS [MB] (the largest of the
+  command and its ffmpeg child);
 - the split the command prints: setup (render model, meshes simplified), rendering (drawing and
   reading the pixels), encoding (time the renderer waits on the encoder; for GIF all of the
   encoding) and the ffmpeg process's own CPU time (it runs beside the renderer);
@@ -51,22 +53,24 @@ def render_once(npz: Path, out: Path, extra: list[str]) -> dict[str, float]:
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter(); p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
         "wall = time.perf_counter() - t\n"
-        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-        "sys.stderr.write(p.stderr); print(p.stdout.strip()); print('BENCH', p.returncode, wall, rss)\n"
+        "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "sys.stderr.write(p.stderr); print(p.stdout.strip())\n"
+        "print('BENCH', p.returncode, wall, r.ru_maxrss / 1024, r.ru_utime + r.ru_stime)\n"
     )
     cmd = [sys.executable, "-m", "kinemorph.cli", "render", str(npz), "--robot", "unitree_g1", "-o", str(out),
            "--force",
            *extra]  # fmt: skip
     run = subprocess.run([sys.executable, "-c", wrapper, *cmd], capture_output=True, text=True, check=True)
     last = run.stdout.strip().splitlines()
-    code, wall, rss = last[-1].split()[1:]
+    code, wall, rss, cpu = last[-1].split()[1:]
     if int(code) != 0:
         raise SystemExit(f"render failed: {run.stderr.strip()}")
     m = LINE.search(run.stdout)
     if m is None:
         raise SystemExit(f"unexpected output: {run.stdout}")
     return {
-        "wall_s": float(wall), "rss_mb": float(rss), "frames": int(m["frames"]), "fps": float(m["fps"]),
+        "wall_s": float(wall), "rss_mb": float(rss), "cpu_s": float(cpu), "frames": int(m["frames"]),
+        "fps": float(m["fps"]),
         "setup_s": float(m["setup"]), "render_s": float(m["render"]), "encode_s": float(m["encode"]),
         "ffmpeg_cpu_s": float(m["cpu"]), "size_mb": out.stat().st_size / 1e6,
         "notes": [ln.split("note: ", 1)[1] for ln in run.stderr.splitlines() if "note: " in ln],
@@ -94,13 +98,13 @@ def main() -> None:
             figures[fmt] = {**best, "wall_median_s": statistics.median(r["wall_s"] for r in runs),
                             "rss_max_mb": max(r["rss_mb"] for r in runs)}  # fmt: skip
     print(f"{args.duration:g} s G1 walk (load average {figures['load_1min']:.1f} on {figures['cpus']} CPUs)")
-    print(f"{'format':6} {'frames':>6} {'wall s':>7} {'RSS MB':>7} {'setup':>6} {'render':>7} {'encode':>7} "
-          f"{'ffmpeg':>7} {'MB':>6}")  # fmt: skip
+    print(f"{'format':6} {'frames':>6} {'wall s':>7} {'CPU s':>6} {'RSS MB':>7} {'setup':>6} {'render':>7} "
+          f"{'encode':>7} {'ffmpeg':>7} {'MB':>6}")  # fmt: skip
     for fmt in args.formats.split(","):
         r = figures[fmt]
         assert isinstance(r, dict)
-        print(f"{fmt:6} {r['frames']:>6} {r['wall_s']:>7.1f} {r['rss_mb']:>7.0f} {r['setup_s']:>6.1f} "
-              f"{r['render_s']:>7.1f} {r['encode_s']:>7.1f} {r['ffmpeg_cpu_s']:>7.1f} "
+        print(f"{fmt:6} {r['frames']:>6} {r['wall_s']:>7.1f} {r['cpu_s']:>6.1f} {r['rss_mb']:>7.0f} "
+              f"{r['setup_s']:>6.1f} {r['render_s']:>7.1f} {r['encode_s']:>7.1f} {r['ffmpeg_cpu_s']:>7.1f} "
               f"{r['size_mb']:>6.1f}")  # fmt: skip
         for note in r["notes"]:
             print(f"  note: {note}")
