@@ -19,11 +19,12 @@ from kinemorph.quality import (
     joint_speed,
     self_collision,
 )
+from kinemorph.quality._capsules import segment_closest
+from kinemorph.quality.proxies import clip_self_distances
 from kinemorph.quality.relations import robot_landmarks, source_landmarks, srp
 from kinemorph.retarget import retarget
 from kinemorph.retarget.cleanup import CleanupConfig, cleanup, link_proxies
-from kinemorph.retarget.cleanup.capsules import point_jacobian, segment_closest
-from kinemorph.retarget.cleanup.proxies import clip_self_distances
+from kinemorph.retarget.cleanup.jacobians import point_jacobian
 from kinemorph.retarget.cleanup.stage import GRAVITY, _ballistic
 from kinemorph.retarget.ik import build_ik_model, kinematics, task_chains
 from kinemorph.robots.robot import Robot

@@ -1,6 +1,6 @@
 """Floor penetration of any body: how deep any link goes below z = 0 [cm], not only the feet.
 
-Every link counts through its capsule proxies (kinemorph.retarget.cleanup.proxies, built from the
+Every link counts through its capsule proxies (kinemorph.quality.proxies, built from the
 model file's collision geometry with meshes), so a robot loaded without meshes is still measured
 at its knees, hands, hips and back.
 """
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..retarget.cleanup.proxies import clip_lowest, link_proxies
 from ..robots.geometry import lowest_point_all
 from ..robots.robot import Robot, RobotPose
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion
+from .proxies import clip_lowest, link_proxies
 
 DEEP = 0.01
 """[m] a body deeper than this below the floor counts as sunk."""

@@ -14,11 +14,11 @@ import mujoco
 import numpy as np
 
 from ..motion.contacts import speeds
-from ..retarget.cleanup.proxies import pose_frames
 from ..robots.geometry import GroundClearance, collision_geoms, geom_lowest_z
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion
+from .proxies import pose_frames
 
 TOUCH_HEIGHT = 0.01
 """[m] a contact geom whose lowest point is at most this high touches the floor."""

@@ -1,6 +1,6 @@
 """Self-collision: how often and how deep two of the robot's links overlap [frames, cm].
 
-Links are measured by their capsule proxies (kinemorph.retarget.cleanup.proxies: one capsule per
+Links are measured by their capsule proxies (kinemorph.quality.proxies: one capsule per
 collision geom of the model file, meshes included), over the pairs that can collide: different
 bodies, not parent and child, not excluded by the model, not already touching in the rest pose.
 """
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..retarget.cleanup.proxies import clip_self_distances, link_proxies
 from ..robots.robot import Robot, RobotPose
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion
+from .proxies import clip_self_distances, link_proxies
 
 DEEP = 0.01
 """[m] an overlap deeper than this counts as interpenetration."""

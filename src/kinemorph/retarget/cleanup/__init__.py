@@ -3,8 +3,8 @@ itself, joint limits and a joint speed limit, ballistic flights (one QP per fram
 
 from __future__ import annotations
 
+from ...quality.proxies import LinkProxies, link_proxies
 from .config import CleanupConfig
-from .proxies import LinkProxies, link_proxies
 from .schedule import ContactPoints, humanoid_contacts, mask_contacts
 from .stage import CleanupReport, cleanup
 

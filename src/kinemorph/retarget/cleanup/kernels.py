@@ -20,8 +20,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, types
 
+from ...quality._capsules import _world, segment_closest
 from ..ik import IkModel
-from .capsules import _world, point_jacobian, segment_closest
+from .jacobians import point_jacobian
 
 # MuJoCo's C symbols are loaded by the ik module (imported above).
 _mj_kinematics = types.ExternalFunction("mj_kinematics", types.void(types.intp, types.intp))

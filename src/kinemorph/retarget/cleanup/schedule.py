@@ -17,9 +17,9 @@ import numpy as np
 
 from ...motion.contacts import contact_intervals, detect_contacts_hysteresis
 from ...motion.motion import Motion
+from ...quality.proxies import LinkProxies, body_frames
 from ...robots.robot import Robot
 from .config import CleanupConfig
-from .proxies import LinkProxies, body_frames
 
 _FEET = (("ankle_l", "toe_l"), ("ankle_r", "toe_r"))
 _BODIES = ("knee_l", "knee_r", "wrist_l", "wrist_r", "pelvis", "neck")

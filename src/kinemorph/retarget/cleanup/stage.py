@@ -21,12 +21,12 @@ from ...motion.contacts import contact_intervals
 from ...motion.motion import Motion
 from ...optim.qp import solve_qp
 from ...progress import Progress, report
+from ...quality.proxies import body_frames, link_proxies
 from ...robots.robot import Robot
 from ...robots.robot_motion import RobotMotion
 from ..ik import DOF_BODY_ROTATION, DOF_WORLD_TRANSLATION, build_ik_model, task_chains
 from .config import CleanupConfig
 from .kernels import Arrays, advance, build_frame, moved_since, velocities
-from .proxies import body_frames, link_proxies
 from .schedule import ContactPoints, humanoid_contacts, mask_contacts
 
 GRAVITY = 9.81

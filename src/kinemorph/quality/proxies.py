@@ -18,9 +18,8 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from ...robots.robot import Robot, RobotPose
-from ..ik import build_ik_model, kinematics
-from .capsules import clip_pair_distances, clip_proxy_lowest
+from ..robots.robot import Robot, RobotPose
+from ._capsules import clip_pair_distances, clip_proxy_lowest
 
 _T = mujoco.mjtGeom
 COVERAGE = 95.0
@@ -250,7 +249,13 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
     pairs = np.array(cand, dtype=np.int64).reshape(-1, 2)
     prox = LinkProxies(body, p0, p1, radius, pairs, names)
     if pairs.shape[0]:
-        xpos, xmat = body_frames(robot, np.stack([robot.rest_qpos(), m.qpos0]))
+        d = mujoco.MjData(m)
+        xpos = np.empty((2, m.nbody, 3))
+        xmat = np.empty((2, m.nbody, 9))
+        for k, q in enumerate((robot.rest_qpos(), m.qpos0)):  # once per robot (cached)
+            d.qpos[:] = q
+            mujoco.mj_fwdPosition(m, d)
+            xpos[k], xmat[k] = d.xpos, d.xmat
         d = clip_pair_distances(xpos, xmat, body, p0, p1, radius, pairs).min(axis=0)
         prox = LinkProxies(body, p0, p1, radius, pairs[d > REST_CLEARANCE], names)
     return prox
@@ -262,12 +267,11 @@ def body_frames(robot: Robot, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     q = np.atleast_2d(np.asarray(qpos, dtype=np.float64))
     m = robot.model
     d = mujoco.MjData(m)
-    ik = build_ik_model(m, d)
     xpos = np.empty((q.shape[0], m.nbody, 3))
     xmat = np.empty((q.shape[0], m.nbody, 9))
     for t in range(q.shape[0]):
         d.qpos[:] = q[t]
-        kinematics(ik.model_addr, ik.data_addr)
+        mujoco.mj_kinematics(m, d)
         xpos[t] = d.xpos
         xmat[t] = d.xmat
     return xpos, xmat
