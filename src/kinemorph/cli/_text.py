@@ -24,6 +24,10 @@ def plain(text: str | None) -> str | None:
 
 
 def plain_help(sub: object) -> None:
-    """Apply :func:`plain` to the description of every parser under an argparse subparsers object."""
+    """Apply :func:`plain` to the description and the option help of every parser under an
+    argparse subparsers object (option help comes from config docstrings too)."""
     for parser in getattr(sub, "choices", {}).values():
         parser.description = plain(parser.description)
+        for action in parser._actions:
+            if isinstance(action.help, str):
+                action.help = plain(action.help)
