@@ -39,8 +39,10 @@ class StmrConfig(IkSettings):
         outer_sigma: CMA-ES initial step on log(alpha).
         inner_iterations: iLQR iterations per outer evaluation (warm-started).
         final_iterations: iLQR iterations on the chosen alpha.
-        window_s: the inner problem is solved in windows this long, each from the end of the
-            last committed one [s].
+        window_s: horizon of each receding-horizon iLQR solve of the inner problem [s].
+        commit_s: share of each solve committed before the next one starts from its end [s].
+        servo_kp: stiffness of the joint servos of the dynamics [N m / rad] (0: the replay's).
+        servo_kd: damping of the joint servos [N m s / rad] (0: the replay's).
         base_track_weight: iLQR weight on base position error [1/m^2].
         base_rot_weight: iLQR weight on base orientation error [1/rad^2].
         joint_track_weight: iLQR weight on joint angle error [1/rad^2].
@@ -69,17 +71,20 @@ class StmrConfig(IkSettings):
     segments: int = 0
     max_segments: int = 4
     control_dt: float = 0.01
-    outer_evaluations: int = 24
-    outer_population: int = 6
+    outer_evaluations: int = 12
+    outer_population: int = 4
     outer_sigma: float = 0.3
-    inner_iterations: int = 3
-    final_iterations: int = 10
-    window_s: float = 1.0
+    inner_iterations: int = 2
+    final_iterations: int = 3
+    window_s: float = 0.4
+    commit_s: float = 0.1
+    servo_kp: float = 40.0
+    servo_kd: float = 1.0
     base_track_weight: float = 2000.0
     base_rot_weight: float = 500.0
     joint_track_weight: float = 20.0
     velocity_weight: float = 1.0
-    effort_weight: float = 1.0
+    effort_weight: float = 10.0
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
@@ -117,5 +122,7 @@ class StmrConfig(IkSettings):
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 0 <= self.swing_lift <= self.swing_clearance:
             raise ConfigError("need 0 <= swing_lift <= swing_clearance")
-        if not self.window_s > 0 or not self.outer_sigma > 0:
-            raise ConfigError("window_s and outer_sigma must be positive")
+        if not (self.window_s > 0 and 0 < self.commit_s <= self.window_s and self.outer_sigma > 0):
+            raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
+        if self.servo_kp < 0 or self.servo_kd < 0:
+            raise ConfigError("servo_kp and servo_kd must be >= 0")

@@ -136,7 +136,8 @@ def solve_stmr(
         )
         seconds = t2 - t0
     else:
-        sm = servo_model(robot, dt=1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt)))))
+        dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
+        sm = servo_model(robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd)
         done = [0]
 
         def on_step(step) -> None:  # type: ignore[no-untyped-def]

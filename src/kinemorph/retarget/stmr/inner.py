@@ -6,9 +6,10 @@ the joint ranges, torques clamped at the motors' limits, contacts MuJoCo's own. 
 base position and orientation, joint angles and velocities against the targets, plus effort (the
 control's distance from the target joint angle: zero when the servo needs no correction).
 
-The horizon is solved in windows of ``window_s`` with half a window of look-ahead: each window
-starts from the state the previous one committed, so the whole result is one rollout of the
-dynamics (feasible by construction); its controls and feedback gains are kept for the output.
+The horizon is solved receding-horizon style: iLQR over a window of ``window_s`` from the
+committed state, its first ``commit_s`` committed, the rest warm-starting the next window. The
+whole result is one rollout of the dynamics (feasible by construction); its controls and feedback
+gains are kept for the output.
 """
 
 from __future__ import annotations
@@ -97,14 +98,16 @@ def solve_inner(
     init_controls: np.ndarray,
     iterations: int,
     window_s: float,
+    commit_s: float,
     on_window: Callable[[int, int], None] | None = None,
 ) -> InnerResult:
-    """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring)."""
+    """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring):
+    iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated."""
     steps = qref.shape[0] - 1
     uref = qref[:-1, sm.qpos_index]
     ws, wu = tracking_weights(sm, steps, weights)
-    win = max(2, round(window_s / sm.dt))
-    ahead = win // 2
+    horizon = max(2, round(window_s / sm.dt))
+    commit = max(1, min(horizon, round(commit_s / sm.dt)))
     q_out = np.zeros_like(qref)
     v_out = np.zeros_like(vref)
     u_out = np.array(init_controls, dtype=np.float64, copy=True)
@@ -112,30 +115,22 @@ def solve_inner(
     x = (qref[0].copy(), vref[0].copy())
     q_out[0], v_out[0] = x
     settings = IlqrSettings(max_iterations=iterations, tolerance=1e-3, mu_init=1000.0, mu_min=100.0)
-    total_iters, cost = 0, 0.0
+    total_iters = 0
     a = 0
     while a < steps:
-        b = min(steps, a + win)
-        c = min(steps, b + ahead)
+        c = min(steps, a + horizon)
+        b = min(c, a + commit)
         sl = slice(a, c + 1)
         tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c])
         res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings)
         n = b - a
         q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]
-        u_out[a:c] = res.controls  # the look-ahead's controls warm-start the next window
+        u_out[a:c] = res.controls  # the rest of the window warm-starts the next solve
         k_out[a:b] = res.gains[:n]
         total_iters += res.iterations
         if _DEBUG:
-            print(
-                "DBG",
-                a,
-                b,
-                res.iterations,
-                res.reason,
-                f"{res.history[0]:.1f} -> {res.cost:.1f}",
-                f"err_end {np.linalg.norm(res.qpos[n, :3] - qref[b, :3]):.3f}",
-                f"z {res.qpos[n, 2]:.3f}",
-            )
+            err = np.linalg.norm(res.qpos[n, :3] - qref[b, :3])
+            print(f"DBG {a} {b} {res.iterations} {res.reason} {res.history[0]:.1f}->{res.cost:.1f} err {err:.3f}")
         x = (res.qpos[n].copy(), res.qvel[n].copy())
         a = b
         if on_window is not None:

@@ -113,7 +113,14 @@ class _Problem:
         warp, qref, vref, contacts = self.targets(alpha)
         init = self.initial_controls(warp, qref, contacts)
         inner = solve_inner(
-            self.sm, qref, vref, self.w, init_controls=init, iterations=iterations, window_s=self.cfg.window_s
+            self.sm,
+            qref,
+            vref,
+            self.w,
+            init_controls=init,
+            iterations=iterations,
+            window_s=self.cfg.window_s,
+            commit_s=self.cfg.commit_s,
         )
         up = _upright(inner.qpos, qref)
         joints = float(np.sqrt(np.mean((inner.qpos[:, 7:] - qref[:, 7:]) ** 2)))
