@@ -52,14 +52,14 @@ def run(robot, style: str, commands: Commands, duration: float, label: str, push
     )
 
 
-def figure(robot, style: str, path: str) -> None:
+def figure(robot, style: str, path: str, push: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     sim = simulate_gait(load_style(style), robot, Commands.constant([0.25, 0, 0]), 10.0,
-                        config=SimulationConfig(raise_on_fall=False), pushes=[parse_push("1.0@5:left")])  # fmt: skip
+                        config=SimulationConfig(raise_on_fall=False), pushes=[parse_push(push)])  # fmt: skip
     log = sim.log
     fig, ax = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
     ax[0].plot(log.time, log.com[:, 1], label="CoM y")
@@ -75,12 +75,15 @@ def figure(robot, style: str, path: str) -> None:
     ax[3].plot(log.time, log.kappa, label="time scaling kappa")
     ax[3].plot(log.time, 10 * np.linalg.norm(log.step_adjust, axis=1), label="10 x |step adjustment| [m]")
     ax[3].plot(log.time, 10 * np.linalg.norm(log.velocity_adjust, axis=1), label="10 x |velocity adjustment| [m/s]")
-    ax[3].plot(log.time, np.linalg.norm(log.push_force, axis=1) / 50, label="push [50 N]")
+    ax[3].plot(log.time, np.linalg.norm(log.push_force, axis=1) / 50, label="push / 50 N")
+    ax[3].plot(log.time, np.linalg.norm(log.push_estimate, axis=1) / 50, ":", label="push estimate / 50 N")
     ax[3].set_xlabel("time [s]")
     for a in ax:
         a.legend(loc="upper right", fontsize=8)
         a.grid(alpha=0.3)
-    fig.suptitle(f"{style} on {robot.name} under physics: 0.25 m/s, 1.0 N/kg push from the left at 5 s"
+    p = parse_push(push)
+    fig.suptitle(f"{style} on {robot.name} under physics: 0.25 m/s, {p.force_per_kg:g} N/kg push from the "
+                 f"{p.direction} at {p.start:g} s"
                  + (f" (fell at {sim.fall_time:.1f} s)" if sim.fell else ""))  # fmt: skip
     fig.tight_layout()
     fig.savefig(path, dpi=80)
@@ -96,12 +99,13 @@ def main() -> None:
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push at 5 s (PNG)")
+    ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push (--figure-push) (PNG)")
+    ap.add_argument("--figure-push", default="0.5@5:left", help="the figure's push [default: 0.5@5:left]")
     args = ap.parse_args()
     robot = load_robot(args.robot)
     styles = args.styles or style_names()
     if args.figure:
-        figure(robot, styles[0], args.figure)
+        figure(robot, styles[0], args.figure, args.figure_push)
     elif args.sweep:
         names = args.commands or [*COMMANDS, "schedule"]
         for style in styles:
