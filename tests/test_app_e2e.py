@@ -58,7 +58,9 @@ def browser_page():  # type: ignore[no-untyped-def]
             )
             page = browser.new_page(viewport={"width": 1200, "height": 760}, accept_downloads=True)
             page.goto(f"http://127.0.0.1:{app.server.get_port()}")
+            page.set_default_timeout(60_000)  # software WebGL on a shared 2-core machine is slow to respond
             page.wait_for_function("() => document.body.innerText.includes('Open clip')", timeout=30_000)
+            _wait_text(page, "Page: Motion")  # the whole panel has arrived
             yield app, page
             browser.close()
     finally:
