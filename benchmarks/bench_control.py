@@ -46,7 +46,8 @@ def run(robot, style: str, commands: Commands, duration: float, label: str, push
     dist = np.linalg.norm(sim.motion.root_pos[-1, :2] - sim.motion.root_pos[0, :2])
     print(
         f"{robot.name:12s} {style:8s} {label:11s} {fall:40s} {sim.simulated_s:5.1f} s  {sim.realtime_factor:4.2f}x  "
-        f"moved {dist:4.2f} m  height std {100 * st.pelvis_height_std:4.2f} cm  yaw std {np.degrees(st.yaw_std):4.2f} deg  "
+        f"moved {dist:4.2f} m  height std {100 * st.pelvis_height_std:4.2f} cm  "
+        f"yaw std {np.degrees(st.yaw_std):4.2f} deg  "
         f"{st.upper_joint} std {np.degrees(st.upper_std):4.2f} deg  feedback {flags}",
         flush=True,
     )

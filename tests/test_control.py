@@ -125,9 +125,7 @@ def test_velocity_adjustment_low_pass_cutoff() -> None:
     assert out.velocity[0] == pytest.approx(0.1 * (1 - math.exp(-1)), rel=0.02)
 
 
-@pytest.mark.parametrize(
-    "text", ["1.5@4", "1.5@4:up", "x@4:front", "-1@4:front", "1.5@-2:left", "99@1:left", ""]
-)
+@pytest.mark.parametrize("text", ["1.5@4", "1.5@4:up", "x@4:front", "-1@4:front", "1.5@-2:left", "99@1:left", ""])
 def test_bad_push_specs_are_refused(text: str) -> None:
     with pytest.raises(ConfigError, match="push"):
         parse_push(text)

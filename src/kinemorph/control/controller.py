@@ -68,7 +68,8 @@ class ControlConfig:
         ratio = self.control_rate / self.plan_rate
         if not (self.plan_rate >= 25 and ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
             raise ConfigError(
-                f"control_rate ({self.control_rate} Hz) must be a whole multiple of plan_rate ({self.plan_rate} Hz >= 25)"
+                f"control_rate ({self.control_rate} Hz) must be a whole multiple of "
+                f"plan_rate ({self.plan_rate} Hz >= 25)"
             )
 
 
@@ -137,6 +138,7 @@ class GaitController:
         self.time = 0.0
         self.phases: list[SupportPhase] = []
         self._standing: list[Pose2 | None] | None = None
+        self._vel: tuple[np.ndarray, np.ndarray] = (np.zeros((2, 6)), np.zeros(3))
 
     def com_state(self, d: mujoco.MjData) -> np.ndarray:
         """Measured horizontal CoM [[x, x'], [y, y']] (kinematics computed). Shape: (2, 2)."""
@@ -254,7 +256,7 @@ class GaitController:
         first = phases[0]
         for ph in phases[1:]:
             for f in range(2):
-                if ph.contacts[f] and not first.contacts[f] or (ph.landed[f] and not first.landed[f]):
+                if (ph.contacts[f] and not first.contacts[f]) or (ph.landed[f] and not first.landed[f]):
                     other = first.feet[1 - f]
                     v = np.array([ph.feet[f][0] - other[0], ph.feet[f][1] - other[1]])
                     n = float(np.linalg.norm(v))
@@ -269,10 +271,13 @@ class GaitController:
         dt = self.dt_plan
         t_plan = self.time - self.dt_plan + (k + 1) * dt / self.sub - self.plan_time
         x, v, acc = self.plan.com_at(t_plan)
-        fv = np.zeros((2, 6))
-        fv[:, :3] = (b.foot_pos - a.foot_pos) / dt
-        for f in range(2):
-            fv[f, 3:] = quat_velocity(a.foot_quat[f], b.foot_quat[f], dt)
+        if k == 0:  # velocities are constant over the planner interval
+            fv = np.zeros((2, 6))
+            fv[:, :3] = (b.foot_pos - a.foot_pos) / dt
+            for f in range(2):
+                fv[f, 3:] = quat_velocity(a.foot_quat[f], b.foot_quat[f], dt)
+            self._vel = (fv, quat_velocity(a.pelvis_quat, b.pelvis_quat, dt))
+        fv, omega = self._vel
         tg = WbcTargets(
             foot_pos=a.foot_pos + s * (b.foot_pos - a.foot_pos),
             foot_quat=nlerp(a.foot_quat, b.foot_quat, s),
@@ -280,7 +285,7 @@ class GaitController:
             contacts=b.contacts,
             points=b.points,
             pelvis_quat=nlerp(a.pelvis_quat, b.pelvis_quat, s),
-            pelvis_omega=quat_velocity(a.pelvis_quat, b.pelvis_quat, dt),
+            pelvis_omega=omega,
             height=np.array([a.height + s * (b.height - a.height), (b.height - a.height) / dt]),
             com=np.stack([x, v, acc]),
             joints=a.joints + s * (b.joints - a.joints),

@@ -81,7 +81,7 @@ class ControlLog:
     def save(self, path: str | Path, *, force: bool = False) -> Path:
         """Write every field to an .npz file (atomic)."""
         arrays = {f.name: np.asarray(getattr(self, f.name)) for f in fields(self)}
-        return write_atomic(path, lambda fh: np.savez_compressed(fh, **arrays), force=force)
+        return write_atomic(path, lambda fh: np.savez_compressed(fh, **arrays), force=force)  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, path: str | Path) -> ControlLog:

@@ -27,6 +27,7 @@ well conditioned where the literal form (entries ~exp(w T) ~ 10^3) made daqp ret
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ from ..errors import ConfigError
 from ..gait.footsteps import GaitBody
 from ..optim.qp import solve_qp
 from .preview import SupportPhase
-from .support import Polygon, support_polygon
+from .support import support_polygon
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def node_times(phases: list[SupportPhase], cfg: MpcConfig) -> np.ndarray:
     events = [ph.end for ph in phases if ph.end < cfg.preview - cfg.min_gap]
     marks = [0.0, *events, cfg.preview]
     out = [0.0]
-    for a, b in zip(marks[:-1], marks[1:]):
+    for a, b in itertools.pairwise(marks):
         if b - a < 1e-9:
             continue
         k = max(1, math.ceil((b - a) / cfg.node_dt - 1e-9))
@@ -225,4 +226,11 @@ def solve_mpc(
     lo[iy[0]] = hi[iy[0]] = cop_now[1] - d[1]
     res = solve_qp(H, g, A=A_in, upper=bcat, x_lower=lo, x_upper=hi)
     cop = np.stack([res.x[ix], res.x[iy]], axis=1)
-    return MpcPlan(times=times, cop=cop + d, offset=d.copy(), state=np.asarray(state, dtype=np.float64).copy(), omega=w, status=res.status)
+    return MpcPlan(
+        times=times,
+        cop=cop + d,
+        offset=d.copy(),
+        state=np.asarray(state, dtype=np.float64).copy(),
+        omega=w,
+        status=res.status,
+    )

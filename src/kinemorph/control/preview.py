@@ -81,7 +81,7 @@ def preview(
     poses = tuple((p.locked[f][0] + float(offsets[f, 0]), p.locked[f][1] + float(offsets[f, 1]), p.locked[f][2])
                   for f in range(2))  # fmt: skip
     if standing is not None:
-        poses = tuple(standing[f] if standing[f] is not None and contacts[f] else poses[f] for f in range(2))
+        poses = tuple(s if (s := standing[f]) is not None and contacts[f] else poses[f] for f in range(2))
     landed = (False, False)
     out: list[SupportPhase] = []
     while t < horizon:

@@ -15,7 +15,8 @@ from ..errors import ConfigError
 DIRECTIONS = {"front": (-1.0, 0.0), "back": (1.0, 0.0), "left": (0.0, -1.0), "right": (0.0, 1.0)}
 """Force direction in the pelvis heading frame for a push from each side."""
 
-_SPEC = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*@\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*:\s*([a-z]+)\s*$")
+_NUMBER = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+_SPEC = re.compile(rf"^\s*{_NUMBER}\s*@\s*{_NUMBER}\s*:\s*([a-z]+)\s*$")
 
 
 @dataclass(frozen=True)

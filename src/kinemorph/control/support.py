@@ -70,8 +70,10 @@ def foot_vertices(pose: Pose2, body: GaitBody, margin: float) -> np.ndarray:
 def hull(points: np.ndarray) -> Polygon:
     """Convex hull of planar points (monotone chain) as half-planes. points (P, 2)."""
     pts = sorted(map(tuple, np.round(points, 12)))
+
     def cross(o: tuple, a: tuple, b: tuple) -> float:
         return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
     lower: list[tuple] = []
     for p in pts:
         while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:

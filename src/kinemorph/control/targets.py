@@ -19,7 +19,7 @@ from ..gait.robot_table import RobotGait
 from ..gait.sampler import f_soft
 from ..gait.stylize import Reference
 from ..robots.robot import Robot
-from ..transforms import pose_compose, pose_inverse, quat_rotate
+from ..transforms import pose_inverse, quat_rotate
 
 
 @dataclass
@@ -61,7 +61,10 @@ class FrameMaker:
         self.robot = robot
         self.rg = rg
         self.posture = np.asarray(posture, dtype=np.float64)
-        self.inv = [pose_inverse(rg.sole_pos[f], rg.sole_rot[f]) for f in range(2)]
+        inv = [pose_inverse(rg.sole_pos[f], rg.sole_rot[f]) for f in range(2)]
+        self.inv = [
+            (np.ascontiguousarray(p, dtype=np.float64), np.ascontiguousarray(q, dtype=np.float64)) for p, q in inv
+        ]
         self.offset = np.zeros((2, 2))
         self.lift_offset = np.zeros((2, 2))
         self.was_contact = np.array([True, True])
@@ -78,9 +81,11 @@ class FrameMaker:
         self.was_contact = contacts.copy()
         pos = np.empty((2, 3))
         quat = np.empty((2, 4))
-        for f in range(2):
-            p, q = pose_compose(ref.foot_pos[0, f], ref.foot_rot[0, f], *self.inv[f])
-            pos[f], quat[f] = p, q
+        for f in range(2):  # sole pose (+) (sole in the foot body)^-1, with MuJoCo's scalar routines
+            ip, iq = self.inv[f]
+            mujoco.mju_rotVecQuat(pos[f], ip, ref.foot_rot[0, f])
+            pos[f] += ref.foot_pos[0, f]
+            mujoco.mju_mulQuat(quat[f], ref.foot_rot[0, f], iq)
         pos[:, :2] += self.offset
         joints = self.posture.copy()
         joints[self.rg.joints] = upper_joint_values(ref, self.robot, self.rg)[0]
