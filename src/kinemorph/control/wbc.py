@@ -47,6 +47,8 @@ class WbcConfig:
         limit_kp, limit_kd: soft joint-limit stiffness and damping.
         friction: friction coefficient of the pyramid (inside the floor's).
         max_force: upper bound on each pyramid weight [N].
+        hard_contacts: a standing foot's acceleration target is an equality of the QP instead of a
+            weighted task (falls back to the weighted task when the QP has no solution).
         stance_pivots: a standing foot follows the reference's heel/toe pitch and only its points on
             the floor carry force (off: it is held flat and still on all four points, which walked
             farther in the tests here).
@@ -79,6 +81,7 @@ class WbcConfig:
     friction: float = 0.6
     max_force: float = 2000.0
     stance_pivots: bool = False
+    hard_contacts: bool = False
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
@@ -276,6 +279,12 @@ class WholeBody:
             Qa = Q[6:]
             H[nv:, nv:] = cfg.torque_reg * Qa.T @ Qa + cfg.force_reg * np.eye(nc)
         E = np.hstack([M[:6], -Q[:6]])
+        b = -h[:6]
+        if cfg.hard_contacts:
+            stance = [6 * f + i for f in range(2) if tg.contacts[f] for i in range(6)]
+            if stance:
+                E = np.vstack([E, np.hstack([J[stance], np.zeros((len(stance), nc))])])
+                b = np.concatenate([b, u[stance]])
         lo = np.full(n, -np.inf)
         hi = np.full(n, np.inf)
         lo[6:nv] = cfg.limit_kp * (self.q_min - q) - cfg.limit_kd * v
@@ -286,7 +295,9 @@ class WholeBody:
             lo[6:nv][bad] = hi[6:nv][bad] = mid[bad]
         lo[nv:] = 0.0
         hi[nv:] = cfg.max_force
-        res = solve_qp(H, g, A_eq=E, b_eq=-h[:6], x_lower=lo, x_upper=hi)
+        res = solve_qp(H, g, A_eq=E, b_eq=b, x_lower=lo, x_upper=hi)
+        if not res.solved and len(b) > 6:
+            res = solve_qp(H, g, A_eq=E[:6], b_eq=b[:6], x_lower=lo, x_upper=hi)
         x = res.x
         qdd, rho = x[:nv], x[nv:]
         tau_full = M @ qdd + h - Q @ rho
