@@ -9,6 +9,7 @@ swinging foot blends from the shift it lifted off with to the current one).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mujoco
@@ -113,6 +114,10 @@ def quat_velocity(q0: np.ndarray, q1: np.ndarray, dt: float) -> np.ndarray:
 
 def nlerp(a: np.ndarray, b: np.ndarray, s: float) -> np.ndarray:
     """Normalised linear interpolation of quaternions (short arc); a, b (..., 4)."""
+    if a.ndim == 1:
+        sign = -1.0 if float(a @ b) < 0 else 1.0
+        q = (1 - s) * a + (s * sign) * b
+        return q / math.sqrt(float(q @ q))
     sign = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0, -1.0, 1.0)
     q = (1 - s) * a + s * sign * b
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
