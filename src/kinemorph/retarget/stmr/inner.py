@@ -3,8 +3,10 @@
 For one alpha, the spatial stage's trajectory warped to the control grid (warp.py) is tracked
 by iLQR (optim/ilqr.py) over the PD-servo model (dynamics.py): controls are joint targets within
 the joint ranges, torques clamped at the motors' limits, contacts MuJoCo's own. The cost weights
-base position and orientation, joint angles and velocities against the targets, plus effort (the
-control's distance from the target joint angle: zero when the servo needs no correction).
+base position and orientation, joint angles and velocities against the targets, plus effort: the
+control's distance from the nominal control, the PD target that produces the targets' own
+inverse-dynamics torques (kinemorph.sim) at the target state: what the motion asks of the motors
+is free, only corrections on top of it cost.
 
 The horizon is solved receding-horizon style: iLQR over a window of ``window_s`` from the
 committed state, its first ``commit_s`` committed, the rest warm-starting the next window. The
@@ -96,15 +98,17 @@ def solve_inner(
     weights: InnerWeights,
     *,
     init_controls: np.ndarray,
+    nominal_controls: np.ndarray | None = None,
     iterations: int,
     window_s: float,
     commit_s: float,
     on_window: Callable[[int, int], None] | None = None,
 ) -> InnerResult:
     """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring):
-    iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated."""
+    iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated.
+    nominal_controls (K, nu): what effort is measured from (None: the target joint angles)."""
     steps = qref.shape[0] - 1
-    uref = qref[:-1, sm.qpos_index]
+    uref = qref[:-1, sm.qpos_index] if nominal_controls is None else nominal_controls
     ws, wu = tracking_weights(sm, steps, weights)
     horizon = max(2, round(window_s / sm.dt))
     commit = max(1, min(horizon, round(commit_s / sm.dt)))

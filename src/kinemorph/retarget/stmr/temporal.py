@@ -9,7 +9,8 @@ from the best solution so far (its controls re-timed by source time). The outer 
 (the rollout against its own warped targets: how far the robot had to leave the motion), minimised
 by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for S = 1; the
 source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
-gets ``final_iterations`` more iLQR iterations.
+is solved once more with ``final_iterations`` iLQR iterations per window, warm-started from its
+own solution; that polish is kept only when it lowers the objective.
 """
 
 from __future__ import annotations
@@ -99,9 +100,9 @@ class _Problem:
         qref = interpolate_qpos(self.sm.model, self.q, warp.frames(self.fps))
         return warp, qref, velocities(self.sm.model, qref, warp.dt), warp_contacts(self.c, warp.frames(self.fps))
 
-    def initial_controls(self, warp: Warp, qref: np.ndarray, contacts: np.ndarray) -> np.ndarray:
+    def initial_controls(self, warp: Warp, nominal: np.ndarray) -> np.ndarray:
         if self.best is None:
-            return feedforward_controls(self.sm, qref, contacts, self.feet)
+            return nominal
         prev = self.best[1]
         t_prev = prev.warp.source_time[:-1]
         t_new = warp.source_time[:-1]
@@ -111,13 +112,15 @@ class _Problem:
     def solve(self, alpha: np.ndarray, iterations: int) -> tuple[float, TemporalResult]:
         start = time.perf_counter()
         warp, qref, vref, contacts = self.targets(alpha)
-        init = self.initial_controls(warp, qref, contacts)
+        nominal = feedforward_controls(self.sm, qref, contacts, self.feet)
+        init = self.initial_controls(warp, nominal)
         inner = solve_inner(
             self.sm,
             qref,
             vref,
             self.w,
             init_controls=init,
+            nominal_controls=nominal,
             iterations=iterations,
             window_s=self.cfg.window_s,
             commit_s=self.cfg.commit_s,
@@ -183,12 +186,11 @@ def temporal_stage(
                 es.tell(xs, [objective(x) for x in xs])
     assert prob.best is not None
     best = prob.best[1]
-    if cfg.final_iterations > 0:
-        prob.best = None  # warm-start the polish from the chosen solution itself
-        prob.best = (float("inf"), best)
-        _, best = prob.solve(best.alpha, cfg.final_iterations)
+    if cfg.final_iterations > 0:  # polish the chosen alpha, warm-started from its own solution
+        prob.solve(best.alpha, cfg.final_iterations)  # kept only when it is better (prob.best)
         if on_step is not None:
             on_step(prob.history[-1])
+        best = prob.best[1]
     return TemporalResult(
         best.alpha, best.warp, best.inner, best.contacts, best.upright, best.base_rms_m, best.joint_rms_rad,
         tuple(prob.history),

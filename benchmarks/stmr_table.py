@@ -1,0 +1,68 @@
+"""The feasibility table of STMR's stages: natural mode, spatial only (SMR), both stages (STMR).
+
+    .venv/bin/python benchmarks/stmr_table.py --clips dog_walk.bvh dog_idle.bvh --robots unitree_go2 unitree_a1
+
+For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check) and one
+Markdown row printed: verdict, fell (at), base rms, torque saturation, residual, the output's foot
+slip and penetration (kinemorph.quality), STMR's alpha and time. Needs MENAGERIE_ROOT and
+KINEMORPH_DATA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+
+def rows(clip: Path, robot_name: str) -> list[str]:
+    from kinemorph.motion import load_motion
+    from kinemorph.quality import evaluate
+    from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
+    from kinemorph.robots.robot import load_robot
+    from kinemorph.sim import simulate
+
+    motion = load_motion(clip)
+    robot = load_robot(robot_name)
+    out = []
+    for stage, engine, cfg in (
+        ("natural", "quadruped", QuadrupedConfig()),
+        ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False)),
+        ("STMR", "stmr", StmrConfig(verdict=False)),
+    ):
+        start = time.perf_counter()
+        res = retarget(motion, robot, engine=engine, config=cfg)
+        seconds = time.perf_counter() - start
+        v = simulate(res, robot)
+        q = evaluate(res, robot)
+        fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
+        alpha = " ".join(f"{a:.2f}" for a in res.info.get("alpha", [])) or "-"
+        out.append(
+            f"| {robot_name} | {clip.name} | {stage} | {'feasible' if v.feasible else 'infeasible'} | {fell} | "
+            f"{100 * v.base_position_rms_m:.1f} | {100 * v.torque_saturation_fraction:.0f} | "
+            f"{100 * v.residual_force_mean_fraction:.0f} | {q.foot_slip_mean_cm_s:.2f} | {q.penetration_p95_cm:.2f} | "
+            f"{q.joint_jump_frames} | {alpha} | {res.num_frames / res.fps:.2f} | {seconds:.0f} |"
+        )
+        print(out[-1], flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clips", nargs="+", default=["dog_walk.bvh", "dog_idle.bvh"])
+    ap.add_argument("--robots", nargs="+", default=["unitree_go2", "unitree_a1"])
+    args = ap.parse_args()
+    print(
+        "| robot | clip | stage | verdict | fell at | base rms [cm] | saturation [% steps] | residual mean [% weight] "
+        "| foot slip [cm/s] | penetration p95 [cm] | joint jumps | alpha | duration [s] | time [s] |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
+    for robot in args.robots:
+        for clip in args.clips:
+            rows(data / clip, robot)
+
+
+if __name__ == "__main__":
+    main()
