@@ -57,7 +57,7 @@ class WbcConfig:
     foot_kp: float = 400.0
     foot_kd: float = 40.0
     stance_weight: float = 100.0
-    swing_weight: float = 100.0
+    swing_weight: float = 300.0
     pelvis_kp: float = 200.0
     pelvis_kd: float = 28.0
     pelvis_weight: float = 30.0
