@@ -152,6 +152,7 @@ def solve_stmr(
             alpha=[float(a) for a in tr.alpha], segment_bounds=[int(b) for b in bounds],
             seconds_temporal=t3 - t2, control_dt=sm.dt, duration_s=tr.warp.steps * sm.dt,
             source_duration_s=(motion.num_frames - 1) / motion.fps, upright=tr.upright,
+            initial_qvel=[float(x) for x in tr.inner.qvel[0]],
             tracking_base_rms_m=tr.base_rms_m, tracking_joint_rms_rad=tr.joint_rms_rad,
             outer=[asdict(h) for h in tr.history],
         )  # fmt: skip

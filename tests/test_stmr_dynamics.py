@@ -1,0 +1,116 @@
+"""STMR's temporal stage: the output is a rollout of the robot's dynamics (its controls reproduce
+it), alpha changes the duration, time warping matters on a trot sped up 2x, and a clip that cannot
+be made feasible is returned with a warning and its verdict. The dog clips are in the slow tests."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import mujoco
+import numpy as np
+import pytest
+
+from conftest import data_path, robot_or_skip
+from kinemorph.io import save
+from kinemorph.motion import load_motion
+from kinemorph.quality import evaluate
+from kinemorph.retarget import StmrConfig, retarget
+from kinemorph.retarget.stmr.dynamics import servo_model
+from test_quadruped import synthetic_trot
+
+QUICK = {"outer_evaluations": 1, "inner_iterations": 1, "final_iterations": 0, "verdict": False}
+
+
+def fast_trot(speed_up: float, seconds: float):  # type: ignore[no-untyped-def]
+    """The synthetic trot played ``speed_up`` times faster (same frames, higher clock)."""
+    return dataclasses.replace(synthetic_trot(seconds=seconds, fps=30.0 / speed_up), fps=30.0)
+
+
+@pytest.fixture(scope="module")
+def go2():  # type: ignore[no-untyped-def]
+    return robot_or_skip("unitree_go2")
+
+
+@pytest.fixture(scope="module")
+def slowed(go2):  # type: ignore[no-untyped-def]
+    cfg = StmrConfig(alpha_min=1.5, alpha_max=1.5, **QUICK)  # type: ignore[arg-type]
+    return retarget(synthetic_trot(seconds=1.5), go2, engine="stmr", config=cfg)
+
+
+def test_alpha_scales_the_duration_at_the_source_fps(slowed) -> None:  # type: ignore[no-untyped-def]
+    src = (45 - 1) / 30.0
+    assert slowed.fps == 30.0
+    assert slowed.info["duration_s"] == pytest.approx(1.5 * src, abs=1e-9)
+    assert (slowed.num_frames - 1) / slowed.fps == pytest.approx(1.5 * src, abs=1 / 30)
+    assert slowed.info["alpha"] == [1.5] * len(slowed.info["alpha"])
+    assert slowed.contacts.shape == (slowed.num_frames, 4)
+
+
+def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:  # type: ignore[no-untyped-def]
+    """Feasible by construction: replaying the stored PD targets in the torque-limited servo model
+    from the first frame gives the output motion again, with every torque within its limit."""
+    c = slowed.controls
+    assert c is not None and c.kind == "pd_targets"
+    sm = servo_model(go2, dt=c.dt, kp=40.0, kd=1.0)
+    m, d = sm.model, mujoco.MjData(sm.model)
+    d.qpos[:] = slowed.qpos[0]
+    per_frame = round(1.0 / (slowed.fps * c.dt))
+    assert c.values.shape == (per_frame * (slowed.num_frames - 1), m.nu)
+    assert c.gains.shape == (c.values.shape[0], m.nu, 2 * m.nv)
+    d.qvel[:] = slowed.info["initial_qvel"]  # the rollout starts with the target's velocity
+    worst = 0.0
+    limit = sm.torque_limit
+    for k in range(c.values.shape[0]):
+        d.ctrl[:] = c.values[k]
+        mujoco.mj_step(m, d)
+        assert (np.abs(d.actuator_force) <= limit + 1e-6).all()
+        if (k + 1) % per_frame == 0:
+            worst = max(worst, float(np.abs(d.qpos - slowed.qpos[(k + 1) // per_frame]).max()))
+    assert worst < 1e-4  # 0.1 mm (each solve window restarts the contact solver's warm start)
+
+
+def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = save(slowed, tmp_path / "s.npz")
+    with np.load(path) as z:
+        assert z["controls"].shape == slowed.controls.values.shape
+        assert z["gains"].shape == slowed.controls.gains.shape
+        assert float(z["control_dt"]) == pytest.approx(slowed.controls.dt)
+        assert list(z["control_names"]) == list(slowed.controls.names)
+
+
+@pytest.mark.slow
+def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ignore[no-untyped-def]
+    """Without TMR (alpha fixed at 1) the replay of the 2x trot leaves the motion far more than with
+    it, and the chosen alpha slows the clip down (measured: 15.1 -> 6.2 cm base rms, alpha 1.32, 0.94)."""
+    clip = fast_trot(2.0, 4.0)
+    fixed = retarget(clip, go2, engine="stmr", config=StmrConfig(alpha_min=1.0, alpha_max=1.0, max_segments=2))
+    warped = retarget(clip, go2, engine="stmr", config=StmrConfig(max_segments=2))
+    vf, vw = fixed.info["sim_verdict"], warped.info["sim_verdict"]
+    assert max(warped.info["alpha"]) > 1.0
+    assert warped.info["duration_s"] > fixed.info["duration_s"]
+    assert vw["base_position_rms_m"] < 0.7 * vf["base_position_rms_m"]
+    assert vw["torque_saturation_fraction"] < vf["torque_saturation_fraction"]
+
+
+def test_a_clip_not_feasible_within_the_bounds_comes_back_with_a_warning(go2) -> None:  # type: ignore[no-untyped-def]
+    """A trot played 4x faster with alpha held near 1: the best result, its verdict and a message."""
+    cfg = StmrConfig(alpha_min=0.9, alpha_max=1.1, outer_evaluations=1, inner_iterations=1, final_iterations=0)
+    out = retarget(fast_trot(4.0, 3.0), go2, engine="stmr", config=cfg)
+    assert any("could not make" in w and "[0.9, 1.1]" in w for w in out.solve_info.warnings)
+    assert "sim_verdict" in out.info and "feasible" in out.info["sim_verdict"]
+    assert out.controls is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot_name", ["unitree_go2", "unitree_a1"])
+@pytest.mark.parametrize("clip", ["dog_walk.bvh", "dog_idle.bvh"])
+def test_dog_clips_run_through_both_stages(clip: str, robot_name: str) -> None:
+    """The whole method on the shared clips: foot metrics of the output, and either a tracked upright
+    rollout or a warning that says it is not (README: the stage table)."""
+    robot = robot_or_skip(robot_name)
+    out = retarget(load_motion(data_path(clip)), robot, engine="stmr")
+    q = evaluate(out, robot)
+    assert q.joint_jump_frames == 0
+    assert out.info["upright"] or out.solve_info.warnings
+    if out.info["tracking_base_rms_m"] > 0.05:
+        assert out.solve_info.warnings
