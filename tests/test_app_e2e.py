@@ -210,3 +210,14 @@ def test_an_upload_over_the_limit_is_refused_with_a_notice(browser_page, tmp_pat
         page.screenshot(path=str(_artifacts() / "app_upload_limit.png"))
     finally:
         app.uploads.max_bytes = app.state.sources.max_upload_bytes = limit
+
+    from test_app_uploads import _arm  # a small biped MJCF
+
+    model = tmp_path / "arm.xml"
+    model.write_bytes(_arm())
+    page.get_by_role("button", name="Setup", exact=True).click()
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Upload robot (MJCF/URDF, or .zip with meshes)").click()
+    chooser.value.set_files(str(model))
+    _wait_text(page, "Robot: upload:arm.xml")  # an upload under the limit goes through the gate
+    assert app.state.robot_key == "upload:arm.xml"

@@ -106,6 +106,31 @@ def test_an_upload_declared_over_the_limit_is_dropped_at_its_start(small_app) ->
     assert "over the upload limit" in app.motion_page.notice.text
 
 
+def test_an_honest_upload_under_the_limit_goes_through_the_gate(small_app) -> None:  # type: ignore[no-untyped-def]
+    import uuid
+
+    from viser import _messages
+
+    app = small_app
+    content = _arm()
+    button = app.setup_page.robot_upload._impl.uuid
+    start = _messages.FileTransferStartUpload(
+        source_component_uuid=button, transfer_uuid=uuid.uuid4().hex, filename="arm.xml",
+        mime_type="text/xml", part_count=3, size_bytes=len(content),
+    )  # fmt: skip
+    third = -(-len(content) // 3)
+    with _client(app) as ws:
+        _send(ws, start)
+        for i in range(3):
+            _send(ws, _messages.FileTransferPart(button, start.transfer_uuid, i, content[i * third : (i + 1) * third]))
+        deadline = time.time() + 20
+        while app.setup_page.robot_upload.value.name != "arm.xml" and time.time() < deadline:
+            time.sleep(0.05)
+    # viser assembled the whole file (its callback then runs for a registered browser client)
+    assert app.setup_page.robot_upload.value.content == content and not app.uploads.refused
+    assert app.server.gui._current_file_upload_states == {}
+
+
 # -- .npz uploads ----------------------------------------------------------------------------------------
 def _bomb(path: Path, unpacked: int) -> Path:
     """A .npz of zeros: a few hundred kB that unpack to ``unpacked`` bytes."""
