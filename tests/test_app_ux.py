@@ -224,3 +224,25 @@ def test_a_handler_failure_of_any_kind_shows_in_its_notice(exc: BaseException, s
 
     assert guarded(notice, fail) is None
     assert notice.is_error and shown in notice.text
+
+
+@needs_data
+@needs_menagerie
+def test_scales_are_edited_in_place_and_a_refused_one_reverts(app) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    st, page = app.state, app.setup_page
+    _short_walk(st)
+    page.refresh()
+    body, box = next(iter(page.scale_boxes.items()))
+    user = SimpleNamespace(client_id=1)
+    box.value = 0.8
+    for cb in box._impl.update_cb:
+        cb(user)
+    assert st.current_mapping().to_dict()["human_scale_table"][body] == pytest.approx(0.8)
+    box.value = -3.0  # refused by the mapping's validation
+    for cb in box._impl.update_cb:
+        cb(user)
+    assert page.notice.is_error
+    assert st.current_mapping().to_dict()["human_scale_table"][body] == pytest.approx(0.8)
+    assert page.scale_boxes[body].value == pytest.approx(0.8)

@@ -56,12 +56,10 @@ class SetupPage(SetupHandlers):
             self.add_task_b = gui.add_button("Add row")
             self.table_md = gui.add_html("")
         with gui.add_folder("Human scale table", expand_by_default=False):
-            self.scale_dd = gui.add_dropdown("Source body ", ["(none)"])
-            self.scale_num = gui.add_number("Scale", initial_value=1.0, min=0.01, step=0.01)
             self.height_num = gui.add_number("human_height_assumption [m]", initial_value=1.8, step=0.01)
             self.ground_num = gui.add_number("ground_height [m]", initial_value=0.0, step=0.01)
-            self.apply_scale = gui.add_button("Apply scales")
-            self.scales_md = gui.add_html("")
+            self.scale_slot = gui.add_folder("Scale per source body (edit in place)")
+            self.scale_boxes: dict[str, Any] = {}
         with gui.add_folder("Import / export"):
             self.import_b = gui.add_upload_button("Import mapping JSON", mime_type=".json")
             app.watch_upload(self.import_b, self.notice)
@@ -134,21 +132,8 @@ class SetupPage(SetupHandlers):
             guarded(self.notice, lambda: self.add_task(self.stage, str(self.new_body.value), str(self.source_dd.value)))
             self.refresh()
 
-        @self.scale_dd.on_update
-        def _(_: Any) -> None:
-            d = guarded(self.notice, self.mapping_dict)
-            if d and str(self.scale_dd.value) in d["human_scale_table"]:
-                self.scale_num.value = float(d["human_scale_table"][str(self.scale_dd.value)])
-
-        @self.apply_scale.on_click
-        def _(_: Any) -> None:
-            def edit() -> None:
-                self.set_scale(str(self.scale_dd.value), float(self.scale_num.value))
-                self.set_value("human_height_assumption", float(self.height_num.value))
-                self.set_value("ground_height", float(self.ground_num.value))
-
-            guarded(self.notice, edit)
-            self.refresh()
+        for handle, key in ((self.height_num, "human_height_assumption"), (self.ground_num, "ground_height")):
+            self._wire_value(handle, lambda v, k=key: self.set_value(k, v))
 
         @self.import_b.on_upload
         def _(_: Any) -> None:
@@ -185,7 +170,7 @@ class SetupPage(SetupHandlers):
         if st.motion is None:
             self.table_md.content = "<p>Open a motion first (Motion page).</p>"
             return
-        d = guarded(self.notice, self.mapping_dict)
+        d = guarded(self.notice, self.mapping_dict, clear=False)
         if d is None:
             return
         rows = self.rows(self.stage)
@@ -194,13 +179,38 @@ class SetupPage(SetupHandlers):
         robot = st.robot()
         self.new_body.options = [b for b in robot.body_names[1:] if b not in {r[0] for r in rows}] or ["(none)"]
         self.table_md.content = self.table_markdown(self.stage, str(self.task_dd.value))
-        self.scale_dd.options = list(d["human_scale_table"]) or ["(none)"]
         self.height_num.value = float(d["human_height_assumption"])
         self.ground_num.value = float(d["ground_height"])
-        self.scales_md.content = self.scales_markdown()
+        self._scale_boxes(d["human_scale_table"])
         self._load_row()
         if self.app.active is self:
             self.draw()
+
+    def _wire_value(self, handle: Any, edit: Any) -> None:
+        """Apply a number box's value when the user changes it; a refused value shows its message
+        and the box goes back to the value in use."""
+
+        @handle.on_update
+        def _(event: Any) -> None:
+            if event.client_id is None:  # set by refresh, not by the user
+                return
+            guarded(self.notice, lambda: edit(float(handle.value)))
+            self.refresh()  # the tables, and a refused value back to the one in use
+
+    def _scale_boxes(self, table: dict[str, float]) -> None:
+        """One number box per source body of the scale table, edited in place (rebuilt only when
+        the bodies change)."""
+        if list(self.scale_boxes) != list(table):
+            for h in self.scale_boxes.values():
+                h.remove()
+            with self.scale_slot:
+                self.scale_boxes = {
+                    b: self.app.server.gui.add_number(b, initial_value=float(v), step=0.01) for b, v in table.items()
+                }
+            for b, h in self.scale_boxes.items():
+                self._wire_value(h, lambda v, body=b: self.set_scale(body, v))
+        for b, v in table.items():
+            self.scale_boxes[b].value = float(v)
 
     def _rebuild_form(self, engine: str) -> None:
         if getattr(self, "_form_engine", None) == engine:
@@ -220,7 +230,7 @@ class SetupPage(SetupHandlers):
         self._form_engine = engine
 
     def _load_row(self) -> None:
-        rows = {r[0]: r for r in guarded(self.notice, lambda: self.rows(self.stage)) or []}
+        rows = {r[0]: r for r in guarded(self.notice, lambda: self.rows(self.stage), clear=False) or []}
         r = rows.get(str(self.task_dd.value))
         if r is None:
             return
@@ -238,7 +248,7 @@ class SetupPage(SetupHandlers):
         if self.state.motion is None:
             self.app.show_robots(set())
             return
-        links = guarded(self.notice, self.links)
+        links = guarded(self.notice, self.links, clear=False)
         if links is None:
             return
         view = self.app.robot_view(self.state.robot_key)

@@ -73,11 +73,12 @@ class Notice:
         self.handle.visible = True
 
 
-def guarded(notice: Notice, action: Callable[[], Any]) -> Any:
+def guarded(notice: Notice, action: Callable[[], Any], *, clear: bool = True) -> Any:
     """Run a handler; whatever it raises is shown in the notice instead of escaping into the
     server's threads (where it would only reach the log): the message of an error a user can
     cause (KinemorphError, a library ValueError, an OSError), "out of memory" for MemoryError,
-    and the type and message of anything else (a bug, whose traceback also goes to the log)."""
+    and the type and message of anything else (a bug, whose traceback also goes to the log).
+    A success clears the notice unless ``clear`` is False (redraws keep the last message)."""
     try:
         out = action()
     except (KinemorphError, ValueError, OSError) as exc:
@@ -90,5 +91,6 @@ def guarded(notice: Notice, action: Callable[[], Any]) -> Any:
         logging.getLogger("kinemorph.app").exception("handler failed")
         notice.error(f"{type(exc).__name__}: {exc}")
         return None
-    notice.clear()
+    if clear:
+        notice.clear()
     return out
