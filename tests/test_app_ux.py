@@ -246,3 +246,20 @@ def test_scales_are_edited_in_place_and_a_refused_one_reverts(app) -> None:  # t
     assert page.notice.is_error
     assert st.current_mapping().to_dict()["human_scale_table"][body] == pytest.approx(0.8)
     assert page.scale_boxes[body].value == pytest.approx(0.8)
+
+
+@needs_data
+@needs_menagerie
+def test_task_weights_are_edited_in_place(app) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    st, page = app.state, app.setup_page
+    _short_walk(st)
+    page.refresh()
+    key, box = next(iter(page.weight_boxes.items()))
+    body = key.split(":", 1)[1]
+    box.value = (7.5, 2.0)
+    for cb in box._impl.update_cb:
+        cb(SimpleNamespace(client_id=1))
+    row = next(r for r in page.rows(page.stage) if r[0] == body)
+    assert (row[2], row[3]) == (7.5, 2.0) and not page.notice.is_error

@@ -55,6 +55,8 @@ class SetupPage(SetupHandlers):
             self.new_body = gui.add_dropdown("Add robot body", ["(none)"])
             self.add_task_b = gui.add_button("Add row")
             self.table_md = gui.add_html("")
+            self.weight_slot = gui.add_folder("Weights per row: position, rotation (edit in place)")
+            self.weight_boxes: dict[str, Any] = {}
         with gui.add_folder("Human scale table", expand_by_default=False):
             self.height_num = gui.add_number("human_height_assumption [m]", initial_value=1.8, step=0.01)
             self.ground_num = gui.add_number("ground_height [m]", initial_value=0.0, step=0.01)
@@ -179,12 +181,35 @@ class SetupPage(SetupHandlers):
         robot = st.robot()
         self.new_body.options = [b for b in robot.body_names[1:] if b not in {r[0] for r in rows}] or ["(none)"]
         self.table_md.content = self.table_markdown(self.stage, str(self.task_dd.value))
+        self._weight_boxes(rows)
         self.height_num.value = float(d["human_height_assumption"])
         self.ground_num.value = float(d["ground_height"])
         self._scale_boxes(d["human_scale_table"])
         self._load_row()
         if self.app.active is self:
             self.draw()
+
+    def _weight_boxes(self, rows: list[list[Any]]) -> None:
+        """One (position, rotation) weight pair per task of the stage, edited in place."""
+        keys = [f"{self.stage}:{r[0]}" for r in rows]
+        if list(self.weight_boxes) != keys:
+            for h in self.weight_boxes.values():
+                h.remove()
+            with self.weight_slot:
+                self.weight_boxes = {
+                    k: self.app.server.gui.add_vector2(r[0], (float(r[2]), float(r[3])), step=0.5)
+                    for k, r in zip(keys, rows)
+                }
+            for (k, h), r in zip(self.weight_boxes.items(), rows):
+                self._wire_value(h, self._weight_edit(str(r[0])))
+        for k, r in zip(keys, rows):
+            self.weight_boxes[k].value = (float(r[2]), float(r[3]))
+
+    def _weight_edit(self, body: str) -> Any:
+        def edit(v: tuple[float, float]) -> Any:
+            return self.edit_task(self.stage, body, position_weight=float(v[0]), rotation_weight=float(v[1]))
+
+        return edit
 
     def _wire_value(self, handle: Any, edit: Any) -> None:
         """Apply a number box's value when the user changes it; a refused value shows its message
@@ -194,7 +219,8 @@ class SetupPage(SetupHandlers):
         def _(event: Any) -> None:
             if event.client_id is None:  # set by refresh, not by the user
                 return
-            guarded(self.notice, lambda: edit(float(handle.value)))
+            value = handle.value
+            guarded(self.notice, lambda: edit(value if isinstance(value, tuple) else float(value)))
             self.refresh()  # the tables, and a refused value back to the one in use
 
     def _scale_boxes(self, table: dict[str, float]) -> None:
