@@ -200,7 +200,7 @@ class SetupPage(SetupHandlers):
                     k: self.app.server.gui.add_vector2(r[0], (float(r[2]), float(r[3])), step=0.5)
                     for k, r in zip(keys, rows)
                 }
-            for (k, h), r in zip(self.weight_boxes.items(), rows):
+            for h, r in zip(self.weight_boxes.values(), rows):
                 self._wire_value(h, self._weight_edit(str(r[0])))
         for k, r in zip(keys, rows):
             self.weight_boxes[k].value = (float(r[2]), float(r[3]))
