@@ -41,6 +41,7 @@ class Settings:
         config: the engine's config dataclass, or None for the compat preset or defaults.
         options: engine config fields to change (kinemorph.pipeline.RetargetJob.options).
         compat: a named preset of the engine's settings (e.g. "gmr"), or None.
+        cleanup: the clean-up stage: "auto", "on" or "off" (RetargetJob.cleanup).
         source_options: how sources are read (kinemorph.pipeline.RetargetJob.source_options:
             unit, up, strict, fps, body_model, landmarks).
         mapping: the mapping's JSON content (GMR ik_config layout); None uses the robot's shipped
@@ -60,6 +61,7 @@ class Settings:
     options: dict[str, Any]
     compat: str | None
     source_options: dict[str, Any]
+    cleanup: str
     mapping: dict[str, Any] | None
     mapping_source: str
     preset: str
@@ -84,6 +86,7 @@ def settings_digest(settings: Settings, *, robot_model: Path, default_mappings: 
         "config": _config_dict(settings.config),
         "options": settings.options,
         "compat": settings.compat,
+        "cleanup": settings.cleanup,
         "source_options": {k: str(v) for k, v in settings.source_options.items() if v is not None},
         "engine_defaults": {name: _config_dict(e.config_type()) for name, e in ENGINES.items()},
         "mapping": settings.mapping if settings.mapping is not None else {"shipped": default_mappings},

@@ -74,6 +74,7 @@ def prepare_settings(
     options: dict[str, Any] | None = None,
     compat: str | None = None,
     source_options: dict[str, Any] | None = None,
+    cleanup: str = "auto",
     mapping: str | Path | None = None,
     preset: str = "auto",
     format: str = ".npz",
@@ -87,7 +88,9 @@ def prepare_settings(
 
     fmt = output_suffix(format)  # ".npz", "holosoma" -> ".holosoma.npz"; unknown names list the valid ones
     options = dict(options or {})
-    check_job_settings(RetargetJob("", "", engine=engine, config=config, options=options, compat=compat))
+    check_job_settings(
+        RetargetJob("", "", engine=engine, config=config, options=options, compat=compat, cleanup=cleanup)
+    )
     if preset != "auto" and preset not in PRESETS:
         raise UnknownNameError("preset", preset, ["auto", *PRESETS])
     loaded = load_robot(robot)
@@ -104,7 +107,7 @@ def prepare_settings(
         for p in KNOWN_ROBOTS[loaded.name].mappings if loaded.name in KNOWN_ROBOTS else ():
             shipped[p] = read_mapping_json(default_mapping_path(loaded.name, p))
     sources = {k: v for k, v in (source_options or {}).items() if v is not None}
-    settings = Settings(robot_id, engine, config, options, compat, sources, content, source, preset, fmt)
+    settings = Settings(robot_id, engine, config, options, compat, sources, cleanup, content, source, preset, fmt)
     digest = settings_digest(settings, robot_model=loaded.path, default_mappings=shipped)
     return dataclasses.replace(settings, digest=digest)
 
@@ -119,6 +122,7 @@ def run_batch(
     options: dict[str, Any] | None = None,
     compat: str | None = None,
     source_options: dict[str, Any] | None = None,
+    cleanup: str = "auto",
     mapping: str | Path | None = None,
     preset: str = "auto",
     format: str = ".npz",
@@ -144,6 +148,7 @@ def run_batch(
             picks each clip's engine by its family.
         options, compat, source_options: as kinemorph.pipeline.RetargetJob's (engine options by
             name; a named preset such as "gmr"; how sources are read: unit, up, fps...).
+        cleanup: the clean-up stage, "auto", "on" or "off" (kinemorph.pipeline.RetargetJob.cleanup).
         format: output format, a name of kinemorph.io.EXPORT_FORMATS ("npz", "holosoma", ...; ".npz" is accepted).
         workers: local worker processes (default: the usable CPU cores), or with ``ray`` the
             tasks in flight (default: the cluster's CPUs).
@@ -170,6 +175,7 @@ def run_batch(
         options=options,
         compat=compat,
         source_options=source_options,
+        cleanup=cleanup,
         mapping=mapping,
         preset=preset,
         format=format,

@@ -59,6 +59,7 @@ class WorkerState:
             compat=settings.compat,
             preset=settings.preset,
             source_options=settings.source_options,
+            cleanup=settings.cleanup,
             outputs=outputs or Outputs(),
             evaluate=evaluate,
         )

@@ -14,6 +14,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import NoReturn
 
 from ..errors import KinemorphError
 
@@ -42,11 +43,19 @@ COMMANDS = (
 """Subcommand modules of this package, in the order ``kinemorph --help`` lists them."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage of a command with a hundred
+    options would bury the message), pointing to --help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USER_ERROR, f"kinemorph: error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kinemorph", description="Turn recorded and authored motion into motion a legged robot can execute."
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"{__name__}.{name}").register(sub)
     from ._text import plain_help

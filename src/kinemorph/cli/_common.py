@@ -35,13 +35,25 @@ def add_engine_options(p: argparse.ArgumentParser, *, mapping: bool = True) -> N
     compat = sorted({c for e in ENGINES.values() for c in e.compat})
     p.add_argument("--compat", choices=compat, help="reproduce another tool's settings (gmr: GMR's BVH pipeline)")
     add_shared_config_options(p, [(name, e.config_type) for name, e in ENGINES.items()], title="{} engine options")
+    from ..pipeline import CLEANUP_CHOICES
+    from ..retarget.cleanup import CleanupConfig
+
+    p.add_argument(
+        "--cleanup",
+        default="auto",
+        choices=CLEANUP_CHOICES,
+        help="the clean-up stage after the engine (planted feet held, nothing below the floor or inside itself, "
+        "joint speed limit): auto runs it with --engine auto and no --compat, on always, off never [default: auto]",
+    )
+    add_shared_config_options(p, [("clean-up", CleanupConfig)])
 
 
 def engine_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The engine config fields the command line set (RetargetJob.options)."""
+    """The engine and clean-up config fields the command line set (RetargetJob.options)."""
     from ..retarget import ENGINES
+    from ..retarget.cleanup import CleanupConfig
 
     out: dict[str, Any] = {}
-    for e in ENGINES.values():
-        out.update(config_overrides(e.config_type, args))
+    for cls in (*(e.config_type for e in ENGINES.values()), CleanupConfig):
+        out.update(config_overrides(cls, args))
     return out

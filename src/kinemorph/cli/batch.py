@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 options=engine_options(args),
                 compat=args.compat,
                 source_options=source_options(args),
+                cleanup=args.cleanup,
                 mapping=args.mapping,
                 preset=args.preset,
                 format=args.format,

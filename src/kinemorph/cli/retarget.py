@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         compat=args.compat,
         preset=args.preset,
         simulate=args.simulate,
+        cleanup=args.cleanup,
         outputs=Outputs((args.output,), report=args.report, plot=args.plot, force=args.force, format=args.format),
     )
     bar = None if args.quiet else ProgressBar(f"retarget {args.input.name} -> {Path(args.robot).stem}")
