@@ -69,7 +69,7 @@ def evaluate(
         planted_fraction=slip.planted_fraction,
         penetration_p95_cm=pen.p95_cm,
         penetration_max_cm=pen.max_cm,
-        jerk_rms_rad_s3=joint_jerk_rms(m),
+        jerk_rms_rad_s3=joint_jerk_rms_resampled(m),
         joint_jump_frames=joint_jumps(m, threshold=jump_threshold),
         trunk_tilt_mean_deg=trunk.tilt_mean_deg,
         trunk_tilt_max_deg=trunk.tilt_max_deg,
@@ -88,7 +88,6 @@ def evaluate(
         floor_penetration_deep_frames=body.deep_frames,
         joint_speed_max_rad_s=speed.max_rad_s,
         fast_joint_frames=speed.fast_frames,
-        jerk_rms_30hz_rad_s3=joint_jerk_rms_resampled(m),
         tracking_error_per_frame_cm=track.per_frame_cm if track else None,
     )
 

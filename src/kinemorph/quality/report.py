@@ -30,7 +30,9 @@ class QualityReport:
         planted_fraction: share of (frame, foot) entries that are planted, in [0, 1].
         penetration_p95_cm: 95th percentile over frames of the depth of the lowest collision point below z = 0 [cm].
         penetration_max_cm: the deepest frame's depth [cm].
-        jerk_rms_rad_s3: RMS over frames and joints of joint jerk [rad/s^3].
+        jerk_rms_rad_s3: RMS over frames and joints of joint jerk [rad/s^3], of the motion
+            resampled to 30 Hz (quality.joint_speed.JERK_RATE) so that a 120 fps and a 30 fps copy
+            of one clip score alike (at 30 fps it is the plain third difference).
         joint_jump_frames: frame transitions in which a joint moves more than the jump threshold.
         trunk_tilt_mean_deg: mean angle of the root's z axis from world z [deg].
         trunk_tilt_max_deg: largest such angle [deg].
@@ -52,8 +54,6 @@ class QualityReport:
         joint_speed_max_rad_s: fastest joint speed, |dq| x fps [rad/s].
         fast_joint_frames: frame transitions with a joint faster than 7.5 rad/s (joint jumps in
             time units: the same figure at any fps).
-        jerk_rms_30hz_rad_s3: RMS joint jerk of the motion resampled to 30 Hz [rad/s^3] (the same
-            figure at any fps).
         tracking_error_per_frame_cm: the mean over keypoints per frame [cm], for plots; None without
             keypoints. Shape: (T,). Not in :meth:`table` nor :meth:`to_dict` (a summary, one number per
             metric); compare=False, so reports compare by their numbers.
@@ -85,7 +85,6 @@ class QualityReport:
     floor_penetration_deep_frames: int = _metric("any body deeper than 1 cm [frames]")
     joint_speed_max_rad_s: float = _metric("joint speed, max [rad/s]")
     fast_joint_frames: int = _metric("joints faster than 7.5 rad/s [frames]")
-    jerk_rms_30hz_rad_s3: float = _metric("joint jerk at 30 Hz, RMS [rad/s^3]")
     tracking_error_per_frame_cm: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def _metric_fields(self) -> list[tuple[str, str, Any]]:
