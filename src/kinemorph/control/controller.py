@@ -48,6 +48,9 @@ class ControlConfig:
             fell after a 0.5 N/kg side push that it rides out without it): the horizontal force on the
             robot that the contact forces do not explain, m c'' - f_contacts, low-passed; the MPC
             and the QP include it (a disturbance observer in place of a state estimator).
+        max_step_width: a swing foot lands at most this much wider than the standing stance width
+            (the robot's foot spacing) sideways of the standing foot [m] (inf: as planned); sideways
+            steps the legs cannot reach with the pelvis over the standing foot are shortened.
         lean_steps: move the footholds by the lean the push estimate needs.
         contact_margin: inward margin of the contact points from the sole edges [m].
         mpc, wbc, feedback: the parts' settings.
@@ -59,6 +62,7 @@ class ControlConfig:
     settle_time: float = 0.8
     disturbance_hz: float = 0.0
     lean_steps: bool = True
+    max_step_width: float = 0.07
     contact_margin: float = 0.005
     mpc: MpcConfig = field(default_factory=MpcConfig)
     wbc: WbcConfig = field(default_factory=WbcConfig)
@@ -111,7 +115,8 @@ class GaitController:
         self.rg = rg
         self.planner = Planner(style, rg.body)
         points = contact_points(rg, config.contact_margin)
-        self.maker = FrameMaker(robot, rg, posture, points)
+        width = rg.body.foot_spacing + config.max_step_width
+        self.maker = FrameMaker(robot, rg, posture, points, width)
         m = tm.model
         self.feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
         self.pelvis = robot.body_id(rg.pelvis_body)
@@ -170,7 +175,8 @@ class GaitController:
         return out
 
     def _phases(self, command: tuple[float, float, float], step: np.ndarray, delay: float) -> list[SupportPhase]:
-        phases = preview(self.planner, self.maker.offset, command, self.cfg.mpc.preview, self._standing)
+        phases = preview(self.planner, self.maker.offset, command, self.cfg.mpc.preview, self._standing,
+                         self.maker.max_width)  # fmt: skip
         out = []
         for i, ph in enumerate(phases):
             moved = tuple(

@@ -9,6 +9,7 @@ t_LTD, right lift-off t_RLO, right touch-down t_RTD, left lift-off at the cycle'
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from ..gait.footsteps import Pose2
 from ..gait.phase import PhaseMap
 from ..gait.planner import Planner
+from .support import clamp_width
 
 _EPS = 1e-5
 
@@ -67,10 +69,12 @@ def preview(
     velocity: tuple[float, float, float],
     horizon: float,
     standing: list[Pose2 | None] | None = None,
+    max_width: float = float("inf"),
 ) -> list[SupportPhase]:
     """Support phases covering [0, horizon] [s] from the planner's current state. ``offsets``: the
     horizontal shift (2, 2) [m] of each foot's current foothold (step adjustment it landed with);
-    ``standing``: where each foot on the floor actually stands (None: its planned foothold)."""
+    ``standing``: where each foot on the floor actually stands (None: its planned foothold);
+    ``max_width``: a landing foot lies at most this far sideways of the other foot (support.clamp_width)."""
     p = clone(planner)
     timing = p.sampler.sample(velocity).timing
     to_event = _to_next_event(p.phase, timing)
@@ -92,6 +96,11 @@ def preview(
         t += dt + _EPS
         new = phase_contacts(p.phase)
         landed = tuple(landed[i] or (new[i] and not contacts[i]) for i in range(2))  # type: ignore[assignment]
-        poses = tuple(row.feet[i] if new[i] and not contacts[i] else poses[i] for i in range(2))  # type: ignore[assignment]
+        landing = [row.feet[i] if new[i] and not contacts[i] else poses[i] for i in range(2)]
+        for i in range(2):
+            if new[i] and not contacts[i] and math.isfinite(max_width):
+                xy = clamp_width((landing[i][0], landing[i][1]), landing[1 - i], 1 if i == 0 else -1, max_width)
+                landing[i] = (xy[0], xy[1], landing[i][2])
+        poses = tuple(landing)  # type: ignore[assignment]
         contacts = new
     return out

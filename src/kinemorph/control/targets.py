@@ -21,6 +21,7 @@ from ..gait.sampler import f_soft
 from ..gait.stylize import Reference
 from ..robots.robot import Robot
 from ..transforms import pose_inverse, quat_rotate
+from .support import clamp_width
 
 
 @dataclass
@@ -57,8 +58,11 @@ class FrameMaker:
     FLOOR_TOLERANCE = 0.004
     """[m] A contact point of a standing foot's reference within this height of the floor carries force."""
 
-    def __init__(self, robot: Robot, rg: RobotGait, posture: np.ndarray, points: np.ndarray) -> None:
+    def __init__(
+        self, robot: Robot, rg: RobotGait, posture: np.ndarray, points: np.ndarray, max_width: float = np.inf
+    ) -> None:
         self.points = points  # (2, 4, 3) in the foot bodies' frames
+        self.max_width = max_width
         self.robot = robot
         self.rg = rg
         self.posture = np.asarray(posture, dtype=np.float64)
@@ -88,6 +92,14 @@ class FrameMaker:
             pos[f] += ref.foot_pos[0, f]
             mujoco.mju_mulQuat(quat[f], ref.foot_rot[0, f], iq)
         pos[:, :2] += self.offset
+        if contacts[0] != contacts[1] and np.isfinite(self.max_width):  # single support: limit the reach
+            f = 0 if not contacts[0] else 1
+            o = 1 - f
+            sole = ref.foot_pos[0, :, :2] + self.offset
+            w, x, y, z = ref.foot_rot[0, o]
+            stance = (float(sole[o, 0]), float(sole[o, 1]), math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+            moved = clamp_width((float(sole[f, 0]), float(sole[f, 1])), stance, 1 if f == 0 else -1, self.max_width)
+            pos[f, :2] += np.array(moved) - sole[f]
         joints = self.posture.copy()
         joints[self.rg.joints] = upper_joint_values(ref, self.robot, self.rg)[0]
         w, x, y, z = ref.pelvis_rot[0]
