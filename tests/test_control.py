@@ -235,7 +235,7 @@ SPEEDS = {"forward": (0.5, 0.0, 0.0), "slow": (0.25, 0.0, 0.0), "backward": (-0.
 
 
 KNOWN_FALLS = {
-    ("neutral", "backward"), ("neutral", "strafing"), ("neutral", "schedule"),
+    ("neutral", "backward"), ("neutral", "schedule"),
     ("relaxed", "forward"), ("relaxed", "strafing"), ("relaxed", "schedule"),
     ("injured", "slow"), ("injured", "backward"), ("injured", "strafing"), ("injured", "schedule"),
 }  # fmt: skip
