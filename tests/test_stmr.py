@@ -137,3 +137,20 @@ def test_spatial_output_saves_without_controls(trot_smr, tmp_path) -> None:  # t
     path = save(trot_smr, tmp_path / "t.npz")
     with np.load(path) as z:
         assert "controls" not in z and z["contacts"].shape == trot_smr.contacts.shape
+
+
+@pytest.mark.parametrize("robot_name", ["unitree_go2", "unitree_a1"])
+@pytest.mark.parametrize("clip", ["dog_walk.bvh", "dog_idle.bvh"])
+def test_spatial_stage_meets_the_foot_targets_on_the_dog_clips(clip: str, robot_name: str) -> None:
+    """SMR alone on the shared clips: slip <= 1 cm/s, penetration p95 <= 0.1 cm, no joint jumps."""
+    from conftest import data_path
+    from kinemorph.motion import load_motion
+
+    robot = robot_or_skip(robot_name)
+    out = retarget(
+        load_motion(data_path(clip)), robot, engine="stmr", config=StmrConfig(stages="spatial", verdict=False)
+    )
+    q = evaluate(out, robot)
+    assert q.foot_slip_mean_cm_s <= 1.0
+    assert q.penetration_p95_cm <= 0.1
+    assert q.joint_jump_frames == 0
