@@ -139,12 +139,14 @@ def solve_stmr(
         dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
         sm = servo_model(robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd)
         done = [0]
+        total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0)
 
         def on_step(step) -> None:  # type: ignore[no-untyped-def]
             done[0] += 1
-            report(progress, min(done[0], cfg.outer_evaluations + 1), cfg.outer_evaluations + 1)
+            report(progress, min(done[0], total - 1), total)  # the last tick comes at the end
 
         tr = temporal_stage(sm, sp.qpos, contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, on_step=on_step)
+        report(progress, total, total)
         t3 = time.perf_counter()
         result = _output(robot, motion, tr, feet, sm)
         seconds = t3 - t0
@@ -168,7 +170,12 @@ def solve_stmr(
     info["frames_per_s"] = motion.num_frames / max(seconds, 1e-12)
     result = replace(result, info=info)
     if cfg.verdict:
-        info["sim_verdict"] = _verdict(result, robot)
+        verdict = _verdict(result, robot)
+        info["sim_verdict"] = verdict
+        if warnings:
+            why = "; ".join(str(r) for r in verdict["reasons"]) or "none"  # type: ignore[attr-defined]
+            feasible = "feasible" if verdict["feasible"] else "infeasible"
+            warnings[-1] += f"; its replay verdict (kinemorph.sim): {feasible} ({why})"
     if warnings:
         info["warnings"] = warnings
     return replace(result, info=info)
