@@ -78,7 +78,7 @@ def flight_frames(base_z: np.ndarray, contacts: np.ndarray, fps: float) -> np.nd
     accelerates downward at 0.5-1.5 g). A run whose base does not (a contact the detection missed,
     a paw held up while walking slowly) keeps the IK's base."""
     out = np.zeros(len(base_z), dtype=bool)
-    for a, b in contact_intervals(~contacts.any(axis=1)):
+    for a, b in contact_intervals(np.asarray(~contacts.any(axis=1))):
         if a == 0 or b >= len(base_z) or b - a < 2:
             continue
         t = np.arange(a - 1, b + 1) / fps
