@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..robots.robot_motion import RobotMotion
+from .jerk import jerk_rms
 
 MAX_SPEED = 7.5
 """[rad/s] a joint faster than this is jumping: above the 2-5 rad/s most humanoid joint motors
@@ -60,8 +61,5 @@ def joint_jerk_rms_resampled(motion: RobotMotion, *, rate: float = JERK_RATE) ->
         return float("nan")
     t_src = np.arange(q.shape[0]) / motion.fps
     t_new = np.arange(0.0, t_src[-1] + 1e-9, 1.0 / rate)
-    if len(t_new) < 4:
-        return float("nan")
     qs = np.stack([np.interp(t_new, t_src, q[:, j]) for j in range(q.shape[1])], axis=1)
-    jerk = np.diff(qs, n=3, axis=0) * rate**3
-    return float(np.sqrt(np.mean(jerk**2)))
+    return jerk_rms(qs, rate)
