@@ -389,7 +389,11 @@ def test_a_worker_killed_mid_run_is_replaced_and_its_file_redone(
 
     def kill_a_worker(rec: Record) -> None:
         if not killed:
-            victim = multiprocessing.active_children()[0]
+            # the other worker than the one that just reported: it is busy with a file (the one
+            # that reported may be between files, holding none, and then nothing would be redone)
+            done_by = int(str(rec.worker).rsplit(":", 1)[-1]) if rec.worker else -1
+            children = multiprocessing.active_children()
+            victim = next((c for c in children if c.pid != done_by), children[0])
             os.kill(victim.pid or 0, signal.SIGKILL)
             killed.append(victim.pid or 0)
 
