@@ -28,17 +28,6 @@ MAX_GAIT_FPS = 1000.0
 """Highest frame rate of a stylized walk [1/s]."""
 
 
-def check_fps(fps: float, where: str) -> float:
-    """``fps`` if it lies in [MIN_FPS, MAX_FPS]; else a KinemorphError naming ``where``."""
-    import math
-
-    from .errors import KinemorphError
-
-    if not (isinstance(fps, int | float) and math.isfinite(fps) and MIN_FPS <= fps <= MAX_FPS):
-        raise KinemorphError(f"{where}: frame rate {fps:g} fps is outside {MIN_FPS:g} to {MAX_FPS:g} fps")
-    return float(fps)
-
-
 def max_npz_bytes() -> int:
     """MAX_NPZ_BYTES, or the KINEMORPH_MAX_NPZ_BYTES environment variable when set."""
     import os

@@ -1,11 +1,9 @@
 """Options for reading a source motion (--unit, --up, --strict, --fps, --body-model), shared by the
-subcommands that read one; rig warnings print as "kinemorph: warning: ..." lines."""
+subcommands that read one (rig warnings reach the user through kinemorph.cli.main)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -39,16 +37,8 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def load_cli_source(path: Path, preset: str, args: argparse.Namespace) -> Any:
-    """The motion, read with the command's source options; rig warnings printed one line each."""
+    """The motion, read with the command's source options. Rig warnings are Python warnings: the
+    command's main prints them after it succeeds, one "kinemorph: warning:" line each."""
     from ..motion import load_motion
-    from ..motion.rig import RigWarning
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RigWarning)
-        motion = load_motion(path, preset, **source_options(args))
-    for w in caught:
-        if issubclass(w.category, RigWarning):
-            print(f"kinemorph: warning: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return motion
+    return load_motion(path, preset, **source_options(args))
