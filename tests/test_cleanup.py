@@ -221,6 +221,47 @@ def test_infeasible_rows_are_relaxed_and_reported(g1: Robot) -> None:
     assert out.info["cleanup"]["relaxed_frames"] > 0 and any("relaxed" in w for w in out.solve_info.warnings)
 
 
+def _random_tilts(rng: np.random.Generator, n: int, max_deg: float) -> np.ndarray:
+    """Rotation matrices (n, 3, 3): a tilt up to ``max_deg`` about a random horizontal axis after a random yaw."""
+    out = np.empty((n, 3, 3))
+    for k in range(n):
+        yaw, head, tilt = rng.uniform(0, 2 * np.pi), rng.uniform(0, 2 * np.pi), np.radians(rng.uniform(0, max_deg))
+        q_yaw, q_tilt, q = np.empty(4), np.empty(4), np.empty(4)
+        mujoco.mju_axisAngle2Quat(q_yaw, np.array([0.0, 0.0, 1.0]), yaw)
+        mujoco.mju_axisAngle2Quat(q_tilt, np.array([np.cos(head), np.sin(head), 0.0]), tilt)
+        mujoco.mju_mulQuat(q, q_tilt, q_yaw)
+        m = np.empty(9)
+        mujoco.mju_quat2Mat(m, q)
+        out[k] = m.reshape(3, 3)
+    return out
+
+
+def test_sole_points_of_a_box_are_its_lowest_corners_under_any_walking_tilt() -> None:
+    from kinemorph.quality.soles import support_points
+
+    g = np.stack(np.meshgrid(*[np.linspace(-1, 1, 5)] * 3, indexing="ij"), -1).reshape(-1, 3)
+    box = g * np.array([0.11, 0.05, 0.015]) + np.array([0.01, 0.0, -0.015])
+    sole = support_points(box, np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0]))
+    assert np.allclose(sole[:, 2], -0.03)  # every sole point is on the bottom face
+    corners = {(x, y) for x in (-0.1, 0.12) for y in (-0.05, 0.05)}
+    assert corners <= {(round(x, 3), round(y, 3)) for x, y in sole[:, :2]}
+    for rot in _random_tilts(np.random.default_rng(0), 200, 60.0):
+        assert (sole @ rot.T)[:, 2].min() == pytest.approx((box @ rot.T)[:, 2].min(), abs=1e-12)
+
+
+def test_flat_feet_are_checked_on_the_floor_by_their_sole_points() -> None:
+    t1 = robot_or_skip("booster_t1")  # box feet: a capsule around them reaches 3.7 cm below the sole
+    prox = link_proxies(t1)
+    for foot in t1.feet:
+        mine = prox.body == t1.body_id(foot)
+        assert not prox.floor[mine & (prox.radius > 0)].any()  # the box's capsule is off the floor checks
+        sole = mine & prox.floor
+        assert sole.sum() >= 4 and np.allclose(prox.p0[sole, 2], -0.03) and np.all(prox.radius[sole] == 0)
+        assert not np.isin(np.nonzero(sole)[0], prox.pairs).any()  # sole points are not self-collision shapes
+    # standing at rest, the soles are on the floor: nothing below it
+    assert body_penetration(_still(t1, 5), t1).max_cm < 0.2
+
+
 def test_a_robot_without_collision_geometry_skips_self_collision(tmp_path) -> None:  # type: ignore[no-untyped-def]
     xml = tmp_path / "bare.xml"
     xml.write_text(

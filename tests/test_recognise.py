@@ -238,6 +238,22 @@ def test_h1_2_recognised_and_retargeted_with_no_mapping(tmp_path: Path, capsys: 
 
 
 @needs_data
+def test_h1_2_walk_meets_the_quality_targets_with_its_mesh_feet() -> None:
+    """The walk onto H1-2 (mesh-only feet) from its model file: no joint-limit violation, no jump,
+    floor penetration p95 <= 0.5 cm and foot slip no worse than G1's with its shipped mapping."""
+    from conftest import data_path
+    from kinemorph.pipeline import RetargetJob, run_job
+
+    h12 = run_job(RetargetJob(data_path("walk.bvh"), load_robot(_shared_robot("unitree_h1_2/h1_2_handless.xml"))))
+    g1 = run_job(RetargetJob(data_path("walk.bvh"), "unitree_g1"))
+    rep, ref = h12.report, g1.report
+    assert rep is not None and ref is not None
+    assert rep.limit_violations == 0 and rep.joint_jump_frames == 0
+    assert rep.penetration_p95_cm <= 0.5
+    assert rep.foot_slip_mean_cm_s <= ref.foot_slip_mean_cm_s
+
+
+@needs_data
 def test_a2_dog_walk_natural_planner_on_recognised_legs() -> None:
     from conftest import data_path
     from kinemorph.pipeline import RetargetJob, run_job

@@ -7,6 +7,10 @@ points and a radius that covers 95% of them (a sphere is a capsule of zero lengt
 keep apart are every pair of proxies on different bodies that are not parent and child, not
 excluded by the model (<exclude>, contype/conaffinity) and not already within 1 cm of each other
 in the robot's rest pose (shapes that always touch, such as a hip's links).
+
+A foot whose collision shape is flat (a box or a sole mesh) is checked against the floor through
+its sole points instead of its capsule (kinemorph.quality.soles): extra proxies of zero radius,
+used by the floor checks only; the capsule still keeps the foot apart from the other links.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 
 from ..robots.robot import Robot, RobotPose
 from ._capsules import clip_pair_distances, clip_proxy_lowest
+from .soles import support_points
 
 _T = mujoco.mjtGeom
 COVERAGE = 95.0
@@ -39,6 +44,8 @@ class LinkProxies:
         radius: capsule radius [m]. Shape: (P,).
         pairs: proxy index pairs to keep apart. Shape: (K, 2) int.
         names: "body/geom" label per capsule, for messages. Shape: (P,).
+        floor: proxies checked against the floor (False: a flat foot's capsule, whose sole
+            points stand for it there). Shape: (P,) bool.
     """
 
     body: np.ndarray
@@ -47,6 +54,7 @@ class LinkProxies:
     radius: np.ndarray
     pairs: np.ndarray
     names: tuple[str, ...]
+    floor: np.ndarray
 
     @property
     def count(self) -> int:
@@ -132,10 +140,12 @@ def _compile_frames(path: Path) -> tuple[mujoco.MjModel, list[tuple[int, Path, n
     return model, out
 
 
-_CACHE: dict[tuple[str, float], tuple[list[tuple[str, str, np.ndarray, np.ndarray, float, int, int]], set]] = {}
+_Cap = tuple[str, str, np.ndarray, np.ndarray, float, int, int, "np.ndarray | None"]
+"""(body, geom, p0, p1, radius, contype, conaffinity, shape points in the body frame or None)."""
+_CACHE: dict[tuple[str, float], tuple[list[_Cap], set]] = {}
 
 
-def _file_capsules(path: Path) -> tuple[list[tuple[str, str, np.ndarray, np.ndarray, float, int, int]], set]:
+def _file_capsules(path: Path) -> tuple[list[_Cap], set]:
     key = (str(path), os.path.getmtime(path))
     if key in _CACHE:
         return _CACHE[key]
@@ -164,6 +174,7 @@ def _file_capsules(path: Path) -> tuple[list[tuple[str, str, np.ndarray, np.ndar
         else:
             p0, p1, r = _capsule(shape)
         pos = model.geom_pos[g]
+        flat_pts = None if isinstance(shape, tuple) else pos + shape @ rot.T
         caps.append(
             (
                 model.body(b).name,
@@ -173,6 +184,7 @@ def _file_capsules(path: Path) -> tuple[list[tuple[str, str, np.ndarray, np.ndar
                 r,
                 int(model.geom_contype[g]),
                 int(model.geom_conaffinity[g]),
+                flat_pts,
             )
         )
     sig = model.exclude_signature  # (body1 << 16) + body2 per <exclude>
@@ -181,7 +193,7 @@ def _file_capsules(path: Path) -> tuple[list[tuple[str, str, np.ndarray, np.ndar
     return caps, excluded
 
 
-def _loaded_only(robot: Robot, covered: set[str]) -> list[tuple[str, str, np.ndarray, np.ndarray, float, int, int]]:
+def _loaded_only(robot: Robot, covered: set[str]) -> list[_Cap]:
     """Primitive collision geoms of the loaded model on bodies the file has none on (bodies added
     at load, such as the Go2's and A1's foot bodies)."""
     m = robot.model
@@ -200,7 +212,8 @@ def _loaded_only(robot: Robot, covered: set[str]) -> list[tuple[str, str, np.nda
         rot = flat.reshape(3, 3)
         pos = m.geom_pos[g]
         ct, ca = int(m.geom_contype[g]), int(m.geom_conaffinity[g])
-        out.append((name, m.geom(g).name, pos + rot @ p0, pos + rot @ p1, r, ct, ca))
+        pts = None if isinstance(shape, tuple) else pos + shape @ rot.T
+        out.append((name, m.geom(g).name, pos + rot @ p0, pos + rot @ p1, r, ct, ca, pts))
     return out
 
 
@@ -247,7 +260,15 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
                 continue
             cand.append((i, j))
     pairs = np.array(cand, dtype=np.int64).reshape(-1, 2)
-    prox = LinkProxies(body, p0, p1, radius, pairs, names)
+    floor = np.ones(len(caps), dtype=bool)
+    sole_body, sole_pts, sole_names = _sole_points(robot, caps, floor)
+    body = np.concatenate([body, sole_body])
+    p0 = np.concatenate([p0, sole_pts])
+    p1 = np.concatenate([p1, sole_pts])
+    radius = np.concatenate([radius, np.zeros(len(sole_body))])
+    names = names + sole_names
+    floor = np.concatenate([floor, np.ones(len(sole_body), dtype=bool)])
+    prox = LinkProxies(body, p0, p1, radius, pairs, names, floor)
     if pairs.shape[0]:
         d = mujoco.MjData(m)
         xpos = np.empty((2, m.nbody, 3))
@@ -257,8 +278,32 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
             mujoco.mj_fwdPosition(m, d)
             xpos[k], xmat[k] = d.xpos, d.xmat
         d = clip_pair_distances(xpos, xmat, body, p0, p1, radius, pairs).min(axis=0)
-        prox = LinkProxies(body, p0, p1, radius, pairs[d > REST_CLEARANCE], names)
+        prox = LinkProxies(body, p0, p1, radius, pairs[d > REST_CLEARANCE], names, floor)
     return prox
+
+
+def _sole_points(robot: Robot, caps: list[_Cap], floor: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Sole points of the feet whose collision shape is flat: body id (S,), points in the body
+    frame (S, 3), labels; the flat shapes' capsules are taken off the floor checks (``floor``)."""
+    m = robot.model
+    feet = {robot.body_id(f) for f in robot.feet}
+    d = mujoco.MjData(m)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    body, pts, names = [], [], []
+    for i, c in enumerate(caps):
+        b = robot.body_names.index(c[0])
+        if b not in feet or c[7] is None or c[7].shape[0] < 4:
+            continue
+        rot = d.xmat[b].reshape(3, 3)
+        up, fwd = rot.T @ np.array([0.0, 0.0, 1.0]), rot.T @ np.array([1.0, 0.0, 0.0])
+        sole = support_points(c[7], up, fwd)
+        floor[i] = False
+        for k, q in enumerate(sole):
+            body.append(b)
+            pts.append(q)
+            names.append(f"{c[0]}/{c[1] or 'geom'}:sole{k}")
+    return np.array(body, dtype=np.int64), np.array(pts, dtype=np.float64).reshape(-1, 3), tuple(names)
 
 
 def body_frames(robot: Robot, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -299,6 +344,9 @@ def clip_self_distances(robot: Robot, prox: LinkProxies, qpos: np.ndarray, pose:
 
 
 def clip_lowest(robot: Robot, prox: LinkProxies, qpos: np.ndarray, pose: RobotPose | None = None) -> np.ndarray:
-    """Lowest world z [m] of every proxy per frame. Shape: (T, P). ``pose`` saves the kinematics pass."""
+    """Lowest world z [m] of every proxy per frame (+inf for proxies off the floor checks: a flat
+    foot's capsule). Shape: (T, P). ``pose`` saves the kinematics pass."""
     xpos, xmat = body_frames(robot, qpos) if pose is None else pose_frames(pose)
-    return clip_proxy_lowest(xpos, xmat, prox.body, prox.p0, prox.p1, prox.radius)
+    low = clip_proxy_lowest(xpos, xmat, prox.body, prox.p0, prox.p1, prox.radius)
+    low[:, ~prox.floor] = np.inf
+    return low

@@ -79,8 +79,9 @@ class ContactPoints:
 def _point_sets(
     robot: Robot, prox: LinkProxies, body: int, forward: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Heel and toe points (local (N, 3), radius (N,)) of a foot body from its proxies' ends."""
-    sel = np.nonzero(prox.body == body)[0]
+    """Heel and toe points (local (N, 3), radius (N,)) of a foot body from the ends of its floor
+    proxies (its sole points when the foot is flat)."""
+    sel = np.nonzero((prox.body == body) & prox.floor)[0]
     pts, rad = [], []
     for i in sel:
         pts.append(prox.p0[i])
@@ -161,7 +162,7 @@ def humanoid_contacts(
             if not mask.any():
                 continue
             b = dst[name]
-            sel = np.nonzero(prox.body == b)[0]
+            sel = np.nonzero((prox.body == b) & prox.floor)[0]
             if xpos is None or xmat is None:
                 xpos, xmat = body_frames(robot, qpos)
             for a, e in contact_intervals(mask):
@@ -193,7 +194,7 @@ def mask_contacts(robot: Robot, prox: LinkProxies, contacts: np.ndarray, bodies:
     out_b, out_p, out_r, out_s, out_e, out_l = [], [], [], [], [], []
     for f, name in enumerate(bodies):
         b = robot.body_id(name)
-        sel = np.nonzero(prox.body == b)[0]
+        sel = np.nonzero((prox.body == b) & prox.floor)[0]
         if sel.size:
             i = int(sel[np.argmin(prox.p0[sel, 2] - prox.radius[sel])])
             p, r = prox.p0[i], float(prox.radius[i])

@@ -122,7 +122,7 @@ def _proxy_links(  # type: ignore[no-untyped-def]
     if points.count:
         mark = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
         for f in robot.feet:
-            sel = np.nonzero(prox.body == robot.body_id(f))[0]
+            sel = np.nonzero((prox.body == robot.body_id(f)) & prox.floor)[0]
             if sel.size == 0:
                 continue
             low = np.minimum(prox.p0[sel, 2], prox.p1[sel, 2]) - prox.radius[sel]
@@ -238,7 +238,7 @@ def cleanup(
     ar = Arrays(
         pbody=prox.body, pp0=prox.p0, pp1=prox.p1, prad=prox.radius,
         pbound=prox.radius + 0.5 * np.linalg.norm(prox.p1 - prox.p0, axis=1),
-        pfloor=np.ones(prox.count, dtype=np.bool_), pairs=np.ascontiguousarray(pairs),
+        pfloor=prox.floor.astype(np.bool_), pairs=np.ascontiguousarray(pairs),
         bchain=chains, bnchain=counts,
         cbody=points.body, clocal=points.local, crad=points.radius, cstart=points.start, cstop=points.stop,
         pclear=pclear, pplanted=np.zeros(prox.count, dtype=np.bool_), cproxy=cproxy,
