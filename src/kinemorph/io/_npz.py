@@ -11,6 +11,7 @@ output files have exactly the first five keys and read as they are; GMR's reader
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ import numpy as np
 from .._files import write_atomic
 from .._npz import read_npz
 from ..errors import MotionFileError
-from ..robots.robot_motion import RobotMotion
+from ..robots.robot_motion import Controls, RobotMotion
 from ._common import file_fps, fps_for_file, guess_robot_name, motion_from_file, wxyz_to_xyzw
 from ._meta import META_KEY, ExportMeta, meta_from_array
 
@@ -83,7 +84,7 @@ def read(
     if missing:
         raise MotionFileError(path, f"missing keys {missing}; found {sorted(data)}, need {list(REQUIRED_KEYS)}")
     stored = data.get("dof_names")
-    return motion_from_file(
+    motion = motion_from_file(
         path,
         robot=guess_robot_name(path, robot_name, stored=meta.robot if meta else None),
         fps=file_fps(path, data["fps"]),
@@ -95,3 +96,32 @@ def read(
         contacts=data.get("contacts"),
         contact_bodies=[str(s) for s in np.atleast_1d(data.get("contact_names", []))],
     )
+    return _with_controls(path, motion, data)
+
+
+CONTROL_KEYS = ("controls", "gains", "control_dt", "control_kind", "control_names", "control_kp", "control_kd")
+
+
+def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> RobotMotion:
+    """The motion with the controls the file carries (all of CONTROL_KEYS), as written by ``write``."""
+    present = [k for k in CONTROL_KEYS if k in data]
+    if not present:
+        return motion
+    if len(present) != len(CONTROL_KEYS):
+        missing = [k for k in CONTROL_KEYS if k not in data]
+        raise MotionFileError(path, f"has controls but lacks {missing} (need all of {list(CONTROL_KEYS)})")
+    try:
+        controls = Controls(
+            kind=str(data["control_kind"]), dt=float(data["control_dt"]),
+            values=np.asarray(data["controls"], dtype=np.float64), gains=np.asarray(data["gains"], dtype=np.float64),
+            names=tuple(str(s) for s in np.atleast_1d(data["control_names"])),
+            kp=np.asarray(data["control_kp"], dtype=np.float64), kd=np.asarray(data["control_kd"], dtype=np.float64),
+        )  # fmt: skip
+    except (TypeError, ValueError) as exc:
+        raise MotionFileError(path, f"unreadable controls: {exc}") from None
+    nu = len(controls.names)
+    if controls.values.ndim != 2 or controls.values.shape[1] != nu or controls.gains.shape[:2] != controls.values.shape:
+        raise MotionFileError(
+            path, f"controls {controls.values.shape} and gains {controls.gains.shape} do not fit {nu} control names"
+        )
+    return replace(motion, controls=controls)

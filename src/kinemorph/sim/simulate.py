@@ -14,7 +14,13 @@ from ..robots.robot_motion import RobotMotion
 from .inverse import ContactSettings, Dynamics, inverse_dynamics
 from .model import TorqueModel, build_torque_model
 from .replay import Gains, Rollout, replay
+from .controlled import replay_controls
 from .verdict import SimReport, Thresholds, fall_test, orientation_error_deg, residual_velocity, rms
+
+
+CONTROLLERS = ("auto", "tracking")
+OWN_CONTROLS = "own controls"
+TRACKING = "tracking replay"
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,9 @@ class SimConfig:
         stop_on_fall: end the replay at the fall.
         contacts: which points are floor contacts in the inverse dynamics.
         thresholds: limits of the verdict (kinemorph.sim.verdict).
+        controller: "auto" replays a motion that carries its own controls (RobotMotion.controls,
+            e.g. STMR's) with those controls (controlled.py) and any other with the tracking
+            replay (replay.py); "tracking" always uses the tracking replay.
     """
 
     timestep: float = 0.001
@@ -40,10 +49,13 @@ class SimConfig:
     stop_on_fall: bool = True
     contacts: ContactSettings = field(default_factory=ContactSettings)
     thresholds: Thresholds = field(default_factory=Thresholds)
+    controller: str = "auto"
 
     def __post_init__(self) -> None:
         if self.assist_hz < 0:
             raise ConfigError(f"SimConfig.assist_hz must be >= 0, got {self.assist_hz}")
+        if self.controller not in CONTROLLERS:
+            raise ConfigError(f"SimConfig.controller must be one of {', '.join(CONTROLLERS)}, got {self.controller!r}")
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,7 @@ def _normalised(motion: RobotMotion) -> RobotMotion:
         info=motion.info,
         contacts=motion.contacts,
         contact_bodies=motion.contact_bodies,
+        controls=motion.controls,
     )
 
 
@@ -103,17 +116,16 @@ def run_simulation(
     dyn = inverse_dynamics(tm, motion, cfg.contacts)
     ref = motion.qpos
     start = time.perf_counter()
-    roll = replay(
-        tm,
-        motion,
-        dyn,
-        gains=cfg.gains,
-        assist=cfg.assist_hz,
-        fall_check=fall_test(ref) if cfg.stop_on_fall else None,
-        progress=progress,
-    )
+    fall = fall_test(ref) if cfg.stop_on_fall else None
+    if motion.controls is not None and cfg.controller == "auto":
+        controller = OWN_CONTROLS
+        roll = replay_controls(tm, motion, fall_check=fall, progress=progress)
+    else:
+        controller = TRACKING
+        roll = replay(tm, motion, dyn, gains=cfg.gains, assist=cfg.assist_hz, fall_check=fall, progress=progress)
     wall = time.perf_counter() - start
-    return SimResult(report=_verdict(tm, motion, dyn, roll, cfg, wall), rollout=roll, dynamics=dyn, model=tm)
+    rep = _verdict(tm, motion, dyn, roll, cfg, wall, controller)
+    return SimResult(report=rep, rollout=roll, dynamics=dyn, model=tm)
 
 
 def simulate(
@@ -124,7 +136,7 @@ def simulate(
 
 
 def _verdict(
-    tm: TorqueModel, motion: RobotMotion, dyn: Dynamics, roll: Rollout, cfg: SimConfig, wall: float
+    tm: TorqueModel, motion: RobotMotion, dyn: Dynamics, roll: Rollout, cfg: SimConfig, wall: float, controller: str
 ) -> SimReport:
     th = cfg.thresholds
     sim = roll.motion
@@ -185,6 +197,7 @@ def _verdict(
         realtime_factor=simulated / wall if wall > 0 else float("inf"),
         timestep_s=cfg.timestep,
         divergence=roll.divergence,
+        controller=controller,
         thresholds=asdict(th),
         **rep,  # type: ignore[arg-type]
     )

@@ -96,6 +96,8 @@ class SimReport:
         realtime_factor: simulated seconds per wall-clock second of the replay.
         timestep_s: physics step [s].
         divergence: what made the replay diverge ("" when it did not).
+        controller: what drove the replay: "own controls" (the motion's RobotMotion.controls,
+            sim/controlled.py) or "tracking replay" (sim/replay.py).
     """
 
     robot: str
@@ -128,6 +130,7 @@ class SimReport:
     realtime_factor: float
     timestep_s: float
     divergence: str = ""
+    controller: str = "tracking replay"
     thresholds: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -145,7 +148,8 @@ class SimReport:
             f"{self.robot}: {verdict} ({fall}); base {100 * self.base_position_rms_m:.1f} cm / "
             f"{self.base_orientation_rms_deg:.1f} deg rms, joints {self.joint_rms_rad:.3f} rad rms, "
             f"residual {100 * self.residual_force_mean_fraction:.1f}% weight, "
-            f"saturation {100 * self.torque_saturation_fraction:.1f}%, slip {self.contact_slip_cm_s:.1f} cm/s"
+            f"saturation {100 * self.torque_saturation_fraction:.1f}%, slip {self.contact_slip_cm_s:.1f} cm/s; "
+            f"controller: {self.controller}"
         )
         return line + "".join(f"\n  - {r}" for r in self.reasons)
 

@@ -1,0 +1,180 @@
+"""Replay of a motion that carries its own controls (RobotMotion.controls, e.g. STMR's output).
+
+A motion made by an optimal controller comes with what produced it: per control step k a PD
+target u_k for every servo and time-varying feedback gains K_k on the tangent state error
+(iLQR's). Replaying it proves that the robot can execute it: each servo applies
+
+    tau = clip(kp (u - q) - kd v, -limit, limit),    u = clip(u_k + K_k dx, joint range)
+
+where dx = [mj_differentiatePos(q_ref, q), v - v_ref] is the error against the motion itself at
+the start of the control step (q_ref interpolated from its frames, v_ref by central differences
+of them), held for the control step (zero-order hold, as the controller was designed). The
+physics runs at the check's own timestep (1 kHz by default), not the control step the controls
+were optimised with, and the feedback gains absorb the difference; nothing else acts on the
+robot (no balance feedback, no assist, no inverse-dynamics feedforward). Torque saturation is
+counted when the clamp binds.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import mujoco
+import numpy as np
+
+from ..errors import KinemorphError
+from ..progress import Progress, report
+from ..robots.robot_motion import Controls, RobotMotion
+from .feedback import floor_contacts
+from .model import TorqueModel
+from .replay import Rollout, _captured_warnings, _warned, _warning_text
+
+CONTROL_KINDS = ("pd_targets",)
+
+
+def _interp_qpos(qpos: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """qpos (T, nq) at fractional frames x (K,): linear, the free joint's quaternion by nlerp."""
+    n = qpos.shape[0]
+    i = np.minimum(np.floor(np.clip(x, 0, n - 1)).astype(np.int64), n - 2)
+    f = (np.clip(x, 0, n - 1) - i)[:, None]
+    out = qpos[i] * (1 - f) + qpos[i + 1] * f
+    b = np.where((np.sum(qpos[i, 3:7] * qpos[i + 1, 3:7], axis=1) < 0)[:, None], -1.0, 1.0)
+    quat = qpos[i, 3:7] * (1 - f) + b * qpos[i + 1, 3:7] * f
+    out[:, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+    return out
+
+
+def control_reference(m: mujoco.MjModel, motion: RobotMotion, c: Controls) -> tuple[np.ndarray, np.ndarray]:
+    """The motion's state at the start of every control step: qpos (K, nq), qvel (K, nv)."""
+    k = c.values.shape[0]
+    x = np.arange(k + 1) * c.dt * motion.fps
+    q = _interp_qpos(motion.qpos, x)
+    step = np.zeros((k, m.nv))
+    for i in range(k):
+        mujoco.mj_differentiatePos(m, step[i], c.dt, q[i], q[i + 1])
+    v = np.zeros((k + 1, m.nv))
+    v[1:-1] = 0.5 * (step[1:] + step[:-1])
+    v[0], v[-1] = step[0], step[-1]
+    return q[:k], v[:k]
+
+
+def check_controls(tm: TorqueModel, motion: RobotMotion, c: Controls) -> np.ndarray:
+    """Actuator index of each control (nu,); KinemorphError when the controls do not fit the model."""
+    m = tm.model
+    where = f"motion for {motion.robot!r}: its controls"
+    if c.kind not in CONTROL_KINDS:
+        raise KinemorphError(f"{where} are of kind {c.kind!r}; kinemorph.sim replays {', '.join(CONTROL_KINDS)}")
+    names = [m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu)]
+    missing = [n for n in c.names if n not in names]
+    if missing or len(c.names) != m.nu:
+        raise KinemorphError(f"{where} drive joints {list(c.names)}; the robot's motors drive {names}")
+    nu, nv = m.nu, m.nv
+    k = c.values.shape[0]
+    if c.values.ndim != 2 or c.values.shape[1] != nu or c.gains.shape != (k, nu, 2 * nv):
+        raise KinemorphError(
+            f"{where} have shapes {c.values.shape} and gains {c.gains.shape}; expected (K, {nu}) and (K, {nu}, {2 * nv})"
+        )
+    span = k * c.dt
+    length = (motion.num_frames - 1) / motion.fps
+    if not (c.dt > 0 and abs(span - length) <= c.dt + 1e-9):
+        raise KinemorphError(f"{where} span {span:.3f} s ({k} steps of {c.dt:g} s); the motion lasts {length:.3f} s")
+    if not (np.isfinite(c.values).all() and np.isfinite(c.gains).all()):
+        raise KinemorphError(f"{where} hold NaN or infinite values")
+    return np.array([names.index(n) for n in c.names], dtype=np.int64)
+
+
+def replay_controls(
+    tm: TorqueModel,
+    motion: RobotMotion,
+    *,
+    fall_check: Callable[[int, np.ndarray], bool] | None = None,
+    progress: Progress | None = None,
+) -> Rollout:
+    """Execute ``motion.controls`` from the motion's first state (see the module docstring)."""
+    c = motion.controls
+    if c is None:
+        raise KinemorphError(f"motion for {motion.robot!r} carries no controls")
+    order = check_controls(tm, motion, c)  # control i drives actuator order[i]
+    u_all = np.zeros_like(c.values)
+    u_all[:, order] = c.values
+    gains = np.zeros_like(c.gains)
+    gains[:, order] = c.gains
+    kp = np.zeros(tm.model.nu)
+    kd = np.zeros(tm.model.nu)
+    kp[order], kd[order] = c.kp, c.kd
+    m = copy.deepcopy(tm.model)
+    dt = float(m.opt.timestep)
+    m.dof_damping[tm.act_dof] += kd  # -kd v, integrated implicitly
+    m.actuator_ctrllimited[:] = 0
+    m.actuator_forcelimited[:] = 0
+    m.jnt_actfrclimited[:] = 0
+    lim = tm.torque_limit
+    jnt = m.actuator_trnid[:, 0]
+    lo = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 0], -np.inf)
+    hi = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 1], np.inf)
+    qadr = m.jnt_qposadr[jnt]
+    vadr = tm.act_dof
+    qref, vref = control_reference(m, motion, c)
+    d = mujoco.MjData(m)
+    d.qpos[:], d.qvel[:] = motion.qpos[0], vref[0]
+    mujoco.mj_forward(m, d)
+    n_frames, steps_k = motion.num_frames, c.values.shape[0]
+    out_q = np.zeros((n_frames, m.nq))
+    out_tau = np.zeros((n_frames, m.nu))
+    out_cf = np.zeros((n_frames, 3))
+    out_slip = np.zeros(n_frames)
+    out_q[0] = d.qpos
+    out_cf[0], out_slip[0] = floor_contacts(m, tm.floor_geom, d)
+    sat_count = np.zeros(m.nu)
+    sat_any = steps = 0
+    dx = np.zeros(2 * m.nv)
+    diverged_at, why, stopped, frame = None, "", False, 1
+    texts: list[str] = []
+    t_end = steps_k * c.dt
+    n_phys = round(t_end / dt)
+    u = np.zeros(m.nu)
+    k_cur = -1
+    with _captured_warnings(texts):
+        for s in range(n_phys):
+            k = min(int((s * dt + 1e-9) // c.dt), steps_k - 1)
+            if k != k_cur:  # a new control step: sample the state, apply the feedback law
+                mujoco.mj_differentiatePos(m, dx[: m.nv], 1.0, qref[k], d.qpos)
+                dx[m.nv :] = d.qvel - vref[k]
+                u = np.clip(u_all[k] + gains[k] @ dx, lo, hi)
+                k_cur = k
+            damp = kd * d.qvel[vadr]
+            tau = kp * (u - d.qpos[qadr])
+            clipped = np.clip(tau, damp - lim, damp + lim)
+            hit = clipped != tau
+            if hit.any():
+                sat_count += hit
+                sat_any += 1
+            d.ctrl[:] = clipped
+            mujoco.mj_step(m, d)
+            steps += 1
+            if (s + 1) * dt * motion.fps + 1e-6 < frame:
+                continue
+            if not np.isfinite(d.qpos).all() or _warned(d):
+                diverged_at, why = (s + 1) * dt, _warning_text(d, texts)
+                break
+            out_q[frame] = d.qpos
+            out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
+            out_cf[frame], out_slip[frame] = floor_contacts(m, tm.floor_geom, d)
+            frame += 1
+            report(progress, frame, n_frames)
+            if fall_check is not None and fall_check(frame - 1, d.qpos):
+                stopped = True
+                break
+            if frame >= n_frames:
+                break
+    n = max(frame, 1)
+    sim = RobotMotion.from_qpos(
+        motion.robot, motion.fps, out_q[:n], motion.dof_names,
+        info={"simulated": True, "stopped_on_fall": stopped, "controller": "own controls"},
+    )  # fmt: skip
+    return Rollout(
+        motion=sim, torque=out_tau[:n], saturated=sat_count / max(steps, 1), saturated_steps=sat_any / max(steps, 1),
+        contact_force=out_cf[:n], slip=out_slip[:n], assist_force=np.zeros(n), diverged_at=diverged_at,
+        divergence=why, steps=steps,
+    )  # fmt: skip

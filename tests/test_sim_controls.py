@@ -1,0 +1,84 @@
+"""kinemorph.sim replays a motion that carries its own controls (STMR's) with those controls, says
+so in the verdict, keeps the tracking replay for the rest, and an npz round trip keeps them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from conftest import robot_or_skip
+from kinemorph.errors import KinemorphError
+from kinemorph.io import load, save
+from kinemorph.retarget import StmrConfig, retarget
+from kinemorph.sim import SimConfig, simulate
+from test_quadruped import synthetic_trot
+
+QUICK = {"outer_evaluations": 1, "inner_iterations": 1, "final_iterations": 0, "verdict": False}
+
+
+@pytest.fixture(scope="module")
+def go2():  # type: ignore[no-untyped-def]
+    return robot_or_skip("unitree_go2")
+
+
+@pytest.fixture(scope="module")
+def trot(go2):  # type: ignore[no-untyped-def]
+    cfg = StmrConfig(alpha_min=1.0, alpha_max=1.0, **QUICK)  # type: ignore[arg-type]
+    return retarget(synthetic_trot(seconds=1.5), go2, engine="stmr", config=cfg)
+
+
+def test_own_controls_execute_the_motion_at_1_khz(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    """The stored PD targets and feedback gains, run at the check's 1 kHz physics (the controls were
+    made at the control step), keep the robot on its own motion."""
+    rep = simulate(trot, go2)
+    assert rep.controller == "own controls"
+    assert not rep.fell
+    assert rep.base_position_rms_m < 0.03
+    assert rep.torque_saturation_fraction <= 0.2
+    assert "controller: own controls" in rep.summary()
+
+
+def test_the_tracking_replay_is_kept_for_motions_without_controls(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    plain = dataclasses.replace(trot, controls=None)
+    assert simulate(plain, go2).controller == "tracking replay"
+    assert simulate(trot, go2, config=SimConfig(controller="tracking")).controller == "tracking replay"
+
+
+def test_controls_that_do_not_hold_the_robot_let_it_fall(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    """The replay really runs the controls: targets at every joint's zero and no feedback drop the trunk."""
+    c = trot.controls
+    limp = dataclasses.replace(c, values=np.zeros_like(c.values), gains=np.zeros_like(c.gains))
+    rep = simulate(dataclasses.replace(trot, controls=limp), go2)
+    assert rep.controller == "own controls"
+    assert rep.fell and not rep.feasible
+
+
+def test_an_npz_round_trip_keeps_the_controls(go2, trot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    back = load(save(trot, tmp_path / "t.npz"), robot_name=go2.name, dof_names=go2.dof_names)
+    c, b = trot.controls, back.controls
+    assert b is not None and b.kind == c.kind and b.names == c.names
+    assert b.dt == pytest.approx(c.dt)
+    for name in ("values", "gains", "kp", "kd"):
+        np.testing.assert_array_equal(getattr(b, name), getattr(c, name))
+    assert simulate(back, go2).controller == "own controls"
+
+
+def test_controls_that_do_not_fit_the_motion_are_refused(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    c = trot.controls
+    short = dataclasses.replace(c, values=c.values[:-10], gains=c.gains[:-10])
+    with pytest.raises(KinemorphError, match="span"):
+        simulate(dataclasses.replace(trot, controls=short), go2)
+    wrong = dataclasses.replace(c, gains=c.gains[:, :, :5])
+    with pytest.raises(KinemorphError, match="shapes"):
+        simulate(dataclasses.replace(trot, controls=wrong), go2)
+
+
+def test_an_npz_with_part_of_the_controls_is_refused(go2, trot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = save(trot, tmp_path / "t.npz")
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files if k != "gains"}
+    np.savez(tmp_path / "part.npz", **data)
+    with pytest.raises(KinemorphError, match="lacks"):
+        load(tmp_path / "part.npz", robot_name=go2.name, dof_names=go2.dof_names)
