@@ -5,6 +5,7 @@ that a failed retarget is shown while the server keeps serving."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from pathlib import Path
 
@@ -369,3 +370,60 @@ def test_a_failed_retarget_shows_in_the_page_and_the_server_keeps_serving(server
     url = f"http://127.0.0.1:{server_app.server.get_port()}/"
     with urllib.request.urlopen(url, timeout=10) as r:
         assert r.status == 200
+
+
+# -- gait page: the simulate view ------------------------------------------------------------------------------
+def test_simulate_requests_refuse_bad_fields_with_one_message() -> None:
+    from kinemorph.app.gait_sim import make_request
+
+    ok = make_request((0.2, 0.0, 0.0), 8.0, "front", 1.5, 4.0)
+    assert ok.push is not None and ok.push.force_per_kg == 1.5 and ok.push.direction == "front"
+    assert make_request((0.0, 0.0, 0.0), 5.0, "left", 0.0, 1.0).push is None  # no force: no push
+    for args, words in (
+        (((0, 0, 0), 0.0, "none", 0.0, 0.0), "simulation length"),
+        (((0, 0, 0), 5.0, "above", 1.0, 1.0), "push side 'above'"),
+        (((0, 0, 0), 5.0, "front", 1.0, 6.0), "after the walk ends"),
+        (((0, 0, 0), 5.0, "front", 50.0, 1.0), "[0, 20] N/kg"),
+    ):
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            make_request(*args)  # type: ignore[arg-type]
+
+
+@needs_menagerie
+def test_the_gait_page_simulates_the_style_under_physics(server_app) -> None:  # type: ignore[no-untyped-def]
+    page = server_app.gait_page
+    server_app.switch("Gait")
+    page.sim_len.value = 2.0
+    page.push_side.value = "front"
+    page.push_force.value = 0.5
+    page.push_at.value = 1.0
+    assert page.simulate()
+    assert not page.simulate() and "already running" in page.sim_notice.text  # one walk at a time
+    page.sim.wait(120)
+    assert not page.sim.error, page.sim.error
+    sim = page.sim.result
+    assert sim is not None and not sim.fell and sim.simulated_s == pytest.approx(2.0)
+    assert sim.log.push_force[:, :2].any()  # the push was applied
+    assert page.sim_md.content.startswith("**Simulated**: walked 2.0 s")
+    assert page.motion is sim.motion and page.playback.num_frames == sim.motion.num_frames
+    t, ref, got = page.sim_plot.data
+    assert len(t) == len(sim.log.time) and np.all(np.abs(got - ref) < 0.05)
+
+
+@needs_menagerie
+def test_a_refused_simulation_shows_its_message_in_place(server_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from kinemorph.app import gait_sim
+
+    def refuse(*_: object, **__: object) -> None:
+        raise KinemorphError("robot x: every motor needs a torque limit for the controller")
+
+    monkeypatch.setattr(gait_sim, "simulate_gait", refuse)
+    page = server_app.gait_page
+    server_app.switch("Gait")
+    before = page.motion
+    assert page.simulate()
+    page.sim.wait(30)
+    assert page.sim_notice.is_error and "torque limit" in page.sim_notice.text
+    assert page.motion is before  # the looping sample stays
+    page.sim_len.value = -1.0
+    assert not page.simulate() and "simulation length" in page.sim_notice.text

@@ -120,6 +120,23 @@ def test_synthetic_quadruped_legs_and_standing_pose(tmp_path: Path) -> None:
         assert abs(lowest_point_all(robot, q)[0]) < 1e-6
 
 
+def test_a_bare_calf_tip_stands_on_the_calf_capsule_end(tmp_path: Path) -> None:
+    """A foot point with no shape of its own is held on the floor through the rounded end of its
+    calf's capsule (so holding it and keeping the capsule above the floor agree) and measured there."""
+    from kinemorph.quality.proxies import link_proxies
+    from kinemorph.robots.geometry import collision_geoms
+
+    robot = load_robot(write(tmp_path, "tips.xml", quadruped_xml(spheres=False)))
+    prox = link_proxies(robot)
+    for foot in robot.feet:
+        mine = np.nonzero(prox.body == robot.body_id(foot))[0]
+        assert len(mine) == 1 and prox.floor[mine[0]]
+        assert prox.radius[mine[0]] == pytest.approx(0.015)  # the calf capsule's radius
+        assert np.allclose(prox.p0[mine[0]], [0, 0, 0.015], atol=1e-9)  # its end's centre, in the foot frame
+        calf = robot.body_names[int(robot.model.body_parentid[robot.body_id(foot)])]
+        assert set(collision_geoms(robot, foot)) == set(collision_geoms(robot, calf))
+
+
 @needs_menagerie
 @pytest.mark.parametrize("name", list(KNOWN_ROBOTS))
 def test_registered_robots_recognised_as_the_registry_says(name: str) -> None:

@@ -1,6 +1,8 @@
 """Page 4, Gait editor: choose a style and a sample; edit its interval ends, attributes and curve
 control points; the robot walks the sample live, joints near their limits in red; a refused edit
-shows the gait package's message in place; test mode walks under velocity sliders; save the style."""
+shows the gait package's message in place; test mode walks under velocity sliders; the simulate
+view walks the style under physics (kinemorph.control) at the sliders' velocity, with an optional
+push, and plays the simulated walk with its summary; save the style."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from ..errors import KinemorphError
 from ..gait.style import ATTRIBUTES
 from ..robots.robot_motion import RobotMotion
 from .gait_editor import INTERVALS, GaitEditor
+from .gait_sim import MAX_DURATION, PUSH_SIDES, GaitSimRunner, make_request
 from .playback import Playback
 from .ui import Notice, guarded
 
@@ -36,6 +39,7 @@ class GaitPage:
         self.motion: RobotMotion | None = None
         self.testing = False
         self._test_thread: threading.Thread | None = None
+        self.sim = GaitSimRunner()
 
     @property
     def editor(self) -> GaitEditor:
@@ -84,6 +88,20 @@ class GaitPage:
                 k: gui.add_slider(k, min=lo, max=hi, step=0.01, initial_value=0.0) for k, (lo, hi) in lim.items()
             }
             self.test_notice = Notice(gui)
+        with gui.add_folder("Simulate (physics)", expand_by_default=False):
+            self.sim_len = gui.add_number("length [s]", initial_value=10.0, min=0.5, max=MAX_DURATION, step=0.5)
+            self.push_side = gui.add_dropdown("push from", PUSH_SIDES, initial_value="none")
+            self.push_force = gui.add_number("push [N/kg]", initial_value=1.0, min=0.0, max=20.0, step=0.1)
+            self.push_at = gui.add_number("push at [s]", initial_value=4.0, min=0.0, step=0.5)
+            self.sim_b = gui.add_button("Simulate")
+            self.sim_md = gui.add_markdown("Walks the style at the test sliders' velocity under physics.")
+            self.sim_plot = gui.add_uplot(
+                data=(np.zeros(2), np.zeros(2), np.zeros(2)),
+                series=({"label": "t [s]"}, {"label": "planned pelvis [m]", "stroke": "#868e96", "width": 1},
+                        {"label": "simulated pelvis [m]", "stroke": "#1c7ed6", "width": 1.5}),
+                aspect=2.0, scales={"x": {"time": False}},
+            )  # fmt: skip
+            self.sim_notice = Notice(gui)
         self.save_b = gui.add_button("Save style JSON")
         for h in (*self.iv.values(), *self.attr.values(), self.knot_u, self.knot_v):
             h.precision = PRECISION  # values are shown (and typed) to this many decimals, not the step's
@@ -167,6 +185,10 @@ class GaitPage:
         def _(_: Any) -> None:
             self.set_testing(self.mode.value == "Test")
 
+        @self.sim_b.on_click
+        def _(_: Any) -> None:
+            self.simulate()
+
         @self.save_b.on_click
         def _(event: Any) -> None:
             out = guarded(self.notice, ed.style_json)
@@ -226,6 +248,50 @@ class GaitPage:
         red = view.mark_limits(self.motion.dof_pos[frame])
         self.app.follow(self.motion.root_pos[frame])
         self.limits_md.content = "Joints near a limit: " + (", ".join(red) if red else "none")
+
+    def simulate(self) -> bool:
+        """Start the simulated walk (background thread); its progress and summary show under the
+        button and the simulated motion replaces the looping sample when it is done."""
+        command = tuple(float(self.vel[k].value) for k in ("vx", "vy", "yaw_rate"))
+        request = guarded(
+            self.sim_notice,
+            lambda: make_request(command, float(self.sim_len.value), str(self.push_side.value),  # type: ignore[arg-type]
+                                 float(self.push_force.value), float(self.push_at.value)),
+        )  # fmt: skip
+        if request is None:
+            return False
+        self.testing = False
+        self.mode_md.content = self.mode_text()
+        ed = self.editor
+        if not self.sim.start(ed.style, ed.robot(), request, self._simulated):
+            self.sim_notice.info("a simulation is already running")
+            return False
+        threading.Thread(target=self._sim_progress, name="kinemorph-gait-sim-progress", daemon=True).start()
+        return True
+
+    def _sim_progress(self) -> None:
+        while self.sim.running:
+            self.sim_md.content = f"Simulating ... {100 * self.sim.progress:.0f}%"
+            time.sleep(0.5)
+
+    def _simulated(self, runner: GaitSimRunner) -> None:
+        if runner.error:
+            self.sim_notice.error(runner.error)
+            self.sim_md.content = "Simulation refused."
+            return
+        sim = runner.result
+        if sim is None:
+            return
+        self.sim_notice.clear()
+        self.sim_md.content = f"**Simulated**: {runner.summary}"
+        t, ref, got = runner.pelvis_series()
+        if t.size >= 2:
+            self.sim_plot.data = (t, ref, got)
+        self.motion, self._pose = sim.motion, self.editor.robot().fk(sim.motion.qpos)
+        self.playback.load(sim.motion.num_frames, sim.motion.fps)
+        self.playback.playing = True
+        if self.app.active is self:
+            self._on_frame(0)
 
     def mode_text(self) -> str:
         return (

@@ -140,14 +140,8 @@ def _simulated(args: argparse.Namespace, style: Any, robot: Any, commands: Any, 
     if args.log is not None:
         sim.log.save(args.log, force=args.force)
     if not args.quiet:
-        log = sim.log
-        engaged = ", ".join(
-            name for name, flags in (("time scaling", log.time_scaling_engaged), ("step adjustment",
-            log.step_adjust_engaged), ("velocity adjustment", log.velocity_adjust_engaged)) if flags.any()
-        ) or "none"  # fmt: skip
-        print(
-            f"gait {style.name} on {robot.name} under physics: {sim.simulated_s:.1f} s simulated at "
-            f"{sim.realtime_factor:.2f}x real time; pelvis height error {100 * abs(log.pelvis_height - log.pelvis_height_ref).mean():.1f} cm "
-            f"mean; feedback engaged: {engaged}; total {time.perf_counter() - t0:.1f} s -> {args.output}"
-        )
+        from ..control.summary import describe
+
+        print(f"gait {style.name} on {robot.name} under physics: {describe(sim)}; "
+              f"total {time.perf_counter() - t0:.1f} s -> {args.output}")  # fmt: skip
     return 0

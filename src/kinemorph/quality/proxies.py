@@ -261,11 +261,11 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
             cand.append((i, j))
     pairs = np.array(cand, dtype=np.int64).reshape(-1, 2)
     floor = np.ones(len(caps), dtype=bool)
-    sole_body, sole_pts, sole_names = _sole_points(robot, caps, floor)
+    sole_body, sole_pts, sole_radius, sole_names = _sole_points(robot, caps, floor)
     body = np.concatenate([body, sole_body])
     p0 = np.concatenate([p0, sole_pts])
     p1 = np.concatenate([p1, sole_pts])
-    radius = np.concatenate([radius, np.zeros(len(sole_body))])
+    radius = np.concatenate([radius, sole_radius])
     names = names + sole_names
     floor = np.concatenate([floor, np.ones(len(sole_body), dtype=bool)])
     prox = LinkProxies(body, p0, p1, radius, pairs, names, floor)
@@ -283,14 +283,15 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
 
 
 def _sole_points(robot: Robot, caps: list[_Cap], floor: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
-    """Sole points of the feet whose collision shape is flat: body id (S,), points in the body
-    frame (S, 3), labels; the flat shapes' capsules are taken off the floor checks (``floor``)."""
+    """Sole points of the feet whose collision shape is flat, and the origin of feet with no
+    collision shape (a foot point at a bare calf tip): body id (S,), points in the body frame
+    (S, 3), labels; the flat shapes' capsules are taken off the floor checks (``floor``)."""
     m = robot.model
     feet = {robot.body_id(f) for f in robot.feet}
     d = mujoco.MjData(m)
     d.qpos[:] = robot.rest_qpos()
     mujoco.mj_kinematics(m, d)
-    body, pts, names = [], [], []
+    body, pts, radii, names = [], [], [], []
     for i, c in enumerate(caps):
         b = robot.body_names.index(c[0])
         if b not in feet or c[7] is None or c[7].shape[0] < 4:
@@ -302,8 +303,38 @@ def _sole_points(robot: Robot, caps: list[_Cap], floor: np.ndarray) -> tuple[np.
         for k, q in enumerate(sole):
             body.append(b)
             pts.append(q)
+            radii.append(0.0)
             names.append(f"{c[0]}/{c[1] or 'geom'}:sole{k}")
-    return np.array(body, dtype=np.int64), np.array(pts, dtype=np.float64).reshape(-1, 3), tuple(names)
+    covered = {robot.body_names.index(c[0]) for c in caps}
+    for b in sorted(feet - covered):  # a foot point with no shape of its own (a bare calf tip)
+        body.append(b)
+        local, r = _tip_sphere(robot, d, b, caps)
+        pts.append(local)
+        radii.append(r)
+        names.append(f"{robot.body_names[b]}:tip")
+    return (
+        np.array(body, dtype=np.int64), np.array(pts, dtype=np.float64).reshape(-1, 3),
+        np.array(radii, dtype=np.float64), tuple(names),
+    )  # fmt: skip
+
+
+def _tip_sphere(robot: Robot, d: mujoco.MjData, foot: int, caps: list[_Cap]) -> tuple[np.ndarray, float]:
+    """A shapeless foot's floor proxy: the rounded end of its parent's capsule that the foot point
+    sits on (its centre in the foot's frame and its radius), so that holding the foot on the floor
+    and keeping the capsule above it ask the same; the foot's origin when no capsule ends there."""
+    parent = robot.body_names[int(robot.model.body_parentid[foot])]
+    xf, rf = d.xpos[foot], d.xmat[foot].reshape(3, 3)
+    best, best_gap = (np.zeros(3), 0.0), 0.002
+    for c in caps:
+        if c[0] != parent:
+            continue
+        b = robot.body_names.index(c[0])
+        for end in (c[2], c[3]):
+            centre = rf.T @ (d.xpos[b] + d.xmat[b].reshape(3, 3) @ end - xf)
+            gap = abs(float(np.linalg.norm(centre)) - c[4])
+            if gap < best_gap:
+                best, best_gap = (centre, float(c[4])), gap
+    return best
 
 
 def body_frames(robot: Robot, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

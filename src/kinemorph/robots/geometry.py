@@ -14,12 +14,16 @@ _T = mujoco.mjtGeom
 
 def collision_geoms(robot: Robot, body: str) -> np.ndarray:
     """Collision geoms (contype or conaffinity set) attached to a body; every geom of the body when
-    none collides. Shape: (G,) int."""
+    none collides; for a body with no geom and no joint (a foot point fixed at a bare calf tip),
+    its parent's collision geoms: what it stands on. Shape: (G,) int."""
     b = robot.body_id(body)
     m = robot.model
     ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b and (m.geom_contype[g] or m.geom_conaffinity[g])]
     if not ids:
         ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]
+    parent = int(m.body_parentid[b])
+    if not ids and m.body_jntnum[b] == 0 and parent > 0:
+        ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == parent and (m.geom_contype[g] or m.geom_conaffinity[g])]
     return np.array(ids, dtype=np.int64)
 
 
