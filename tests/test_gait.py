@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -411,17 +410,12 @@ def test_stepping_online_equals_planning_at_once() -> None:
     assert np.allclose(np.concatenate([s.pelvis_rot for s in steps]), whole.pelvis_rot, atol=1e-12)
 
 
-def test_planner_and_sampler_run_twenty_times_faster_than_real_time() -> None:
-    style = load_style("relaxed")
-    plan(style, SCHEDULE, 1.0, rate=125.0, body=BODY)  # warm-up
-    best = min(_timed(lambda: plan(style, SCHEDULE, 10.0, rate=125.0, body=BODY)) for _ in range(3))
-    assert 10.0 / best >= 20.0
-
-
-def _timed(fn) -> float:  # type: ignore[no-untyped-def]
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+def test_a_long_plan_has_every_tick_and_stays_finite() -> None:
+    """Ten seconds at 125 Hz: every tick is there and finite (the speed, >= 20x real time, is
+    benchmarks/bench_gait.py's figure, not a test's)."""
+    ref = plan(load_style("relaxed"), SCHEDULE, 10.0, rate=125.0, body=BODY)
+    assert ref.time.shape[0] == 1250 and np.all(np.diff(ref.time) > 0)
+    assert np.isfinite(ref.foot_pos).all() and np.isfinite(ref.pelvis_pos).all()
 
 
 def test_schedule_files(tmp_path: Path) -> None:
