@@ -282,7 +282,9 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
     return prox
 
 
-def _sole_points(robot: Robot, caps: list[_Cap], floor: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+def _sole_points(
+    robot: Robot, caps: list[_Cap], floor: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
     """Sole points of the feet whose collision shape is flat, and the origin of feet with no
     collision shape (a foot point at a bare calf tip): body id (S,), points in the body frame
     (S, 3), labels; the flat shapes' capsules are taken off the floor checks (``floor``)."""
