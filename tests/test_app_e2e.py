@@ -226,3 +226,20 @@ def test_an_upload_over_the_limit_is_refused_with_a_notice(browser_page, tmp_pat
     chooser.value.set_files(str(model))
     _wait_text(page, "Robot: upload:arm.xml")  # an upload under the limit goes through the gate
     assert app.state.robot_key == "upload:arm.xml"
+
+
+def test_the_gait_page_simulates_the_walk_in_the_browser(browser_page) -> None:  # type: ignore[no-untyped-def]
+    app, page = browser_page
+    art = _artifacts()
+    page.get_by_role("button", name="Gait", exact=True).click()
+    _wait_text(page, "Page: Gait")
+    page.get_by_text("Simulate (physics)", exact=True).click()  # open the folder
+    box = page.get_by_role("textbox", name="length [s]", exact=True)
+    box.fill("2")
+    box.press("Enter")
+    _until(lambda: float(app.gait_page.sim_len.value) == 2.0)
+    page.get_by_role("button", name="Simulate", exact=True).click()
+    _wait_text(page, "Simulated: walked 2.0 s", timeout=120_000)
+    sim = app.gait_page.sim.result
+    assert sim is not None and not sim.fell and app.gait_page.motion is sim.motion
+    page.screenshot(path=str(art / "app_gait_simulate.png"))
