@@ -43,6 +43,24 @@ WEIGHTS: dict[str, TaskWeights] = {
 """Weights per landmark kind: those of the shipped G1, H1 and T1 mappings (GMR's tables)."""
 
 
+ROTATION_JOINTS: dict[str, int] = {"hip": 3, "knee": 4, "foot": 6, "shoulder": 3, "elbow": 4, "wrist": 5}
+"""Joints a limb needs between its base (pelvis for legs, torso for arms) and a landmark's body for
+that body's orientation target to be reachable (a 3-DoF hip, then the knee; a 6-DoF leg for the
+foot; a 3-DoF shoulder, then the elbow and a forearm or wrist twist). With fewer (a child-size
+robot's 2-DoF shoulder) the missing rotation is not the limb's to make: the IK would turn the
+whole robot to make it, so that body tracks its position only."""
+
+
+def _joints_between(robot: Robot, base: str, body: str) -> int:
+    """Hinge and slide joints on the bodies from below ``base`` down to ``body`` (inclusive)."""
+    m = robot.model
+    top, b, n = robot.body_id(base), robot.body_id(body), 0
+    while b > 0 and b != top:
+        n += int(m.body_jntnum[b])
+        b = int(m.body_parentid[b])
+    return n
+
+
 def robot_parts(robot: Robot) -> list[tuple[str, str]]:
     """(canonical landmark, robot body) pairs the automatic mapping drives, from the robot's
     recognition (run on the loaded model when the robot came from the registry)."""
@@ -75,14 +93,23 @@ def robot_parts(robot: Robot) -> list[tuple[str, str]]:
 def auto_template(robot: Robot) -> Mapping:
     """GMR's two-stage tables over canonical landmarks for a recognised humanoid robot (scales 1,
     no offsets: calibrate measures them)."""
+    from ..robots.recognised import require_recognition
+
     parts = robot_parts(robot)
+    rec = require_recognition(robot)
+
+    def reachable(kind: str, body: str) -> bool:
+        base = rec.pelvis if kind in ("hip", "knee", "foot") else rec.torso
+        need = ROTATION_JOINTS.get(kind, 0)
+        return not need or not base or _joints_between(robot, base, body) >= need
 
     def stage(k: int) -> tuple[BodyTask, ...]:
         out = []
         for mark, body in parts:
-            w = WEIGHTS[mark.rsplit("_", 1)[0] if mark[-2:] in ("_l", "_r") else mark]
+            kind = mark.rsplit("_", 1)[0] if mark[-2:] in ("_l", "_r") else mark
+            w = WEIGHTS[kind]
             pw, rw = w.stage1 if k == 1 else w.stage2
-            out.append(BodyTask(body, mark, pw, rw))
+            out.append(BodyTask(body, mark, pw, rw if reachable(kind, body) else 0.0))
         return tuple(out)
 
     root = robot.root_body

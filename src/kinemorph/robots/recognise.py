@@ -150,10 +150,12 @@ class _Tree:
         return out
 
     def distal(self, b: int) -> np.ndarray:
-        """The farthest collision-geom centre of a body from its origin, else its origin."""
+        """The farthest collision-geom centre of a body from its origin; a body without collision
+        geometry (a model loaded without its meshes): the point twice as far as its centre of mass
+        (a link's mass sits about halfway along it), else its origin."""
         gs = self.geoms[b]
         if not gs:
-            return self.pos[b].copy()
+            return self.pos[b] + 2.0 * (self.d.xipos[b] - self.pos[b])
         c = self.d.geom_xpos[gs]
         return c[int(np.argmax(np.linalg.norm(c - self.pos[b], axis=1)))].copy()
 
@@ -202,8 +204,8 @@ def _leg(tree: _Tree, pelvis: int, foot_end: int, side: str, where: str) -> LegC
     shank = float(np.linalg.norm(tree.pos[after[0]] - tree.pos[knee]))
     foot = after[0]
     toe = ""
-    for b in after[1:]:
-        if np.linalg.norm(tree.pos[b] - tree.pos[after[0]]) <= 0.25 * shank:
+    for b in after[1:]:  # a toe lies ahead of the ankle; links beside or below it are the ankle's
+        if tree.pos[b, 0] - tree.pos[after[0], 0] <= 0.25 * shank:
             foot = b
         else:
             toe = tree.names[b]
@@ -330,7 +332,10 @@ def _upper_body(
     waist = tuple(tree.names[b] for b in between if tree.joints[b] and b not in (torso, pelvis))
     shoulders = [tree.pos[tree.m.body(a.bodies[0]).id] for a in arms]
     sz = float(np.mean([p[2] for p in shoulders]))
-    central = [b for b in leaves if abs(tree.pos[b, 1] - y0) <= side_thr and tree.pos[b, 2] > sz]
+    def top(b: int) -> int:  # the chain's first body below the torso (a head's neck sits mid-line)
+        return tree.path(torso, b)[0] if torso in tree.ancestors(b) and b != torso else b
+
+    central = [b for b in leaves if abs(tree.pos[top(b), 1] - y0) <= side_thr and tree.pos[b, 2] > sz]
     neck = np.array(
         [tree.pos[torso, 0], tree.pos[torso, 1], sz + 0.25 * float(np.linalg.norm(shoulders[0] - shoulders[1]))]
     )
