@@ -11,6 +11,7 @@ CoM target until the next planner tick.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ from .mpc import MpcConfig, MpcPlan, solve_mpc
 from .preview import SupportPhase, preview
 from .support import contact_points, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
+from .touchdown import TouchdownWatch
 from .wbc import WbcConfig, WbcOutput, WbcTargets, WholeBody
 
 
@@ -53,6 +55,9 @@ class ControlConfig:
             steps the legs cannot reach with the pelvis over the standing foot are shortened.
         lean_steps: move the footholds by the lean the push estimate needs.
         contact_margin: inward margin of the contact points from the sole edges [m].
+        late_touchdown: a foot the plan puts down before it reaches the floor stays a swinging
+            foot, pressed down by ``late_descent`` below its reference [m], while the gait runs at
+            most at ``late_kappa`` times real time (touchdown.py); off: the plan's clock decides.
         mpc, wbc, feedback: the parts' settings.
     """
 
@@ -64,6 +69,9 @@ class ControlConfig:
     lean_steps: bool = True
     max_step_width: float = 0.07
     contact_margin: float = 0.005
+    late_touchdown: bool = True
+    late_descent: float = 0.02
+    late_kappa: float = 0.3
     mpc: MpcConfig = field(default_factory=MpcConfig)
     wbc: WbcConfig = field(default_factory=WbcConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
@@ -120,6 +128,7 @@ class GaitController:
         m = tm.model
         self.feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
         self.pelvis = robot.body_id(rg.pelvis_body)
+        self.watch = TouchdownWatch(points, self.feet)
         self.wbc = WholeBody(
             m, act_dof=tm.act_dof, torque_limit=tm.torque_limit, feet=self.feet, pelvis=self.pelvis,
             points=points, upper=6 + rg.joints, config=config.wbc,
@@ -199,13 +208,16 @@ class GaitController:
         self._observe(meas[:, 1])
         timing = self.planner.sampler.sample(tuple(command)).timing
         settling = self.time < self.cfg.settle_time - 1e-9
+        late = self.watch.waiting if self.cfg.late_touchdown else np.zeros(2, dtype=bool)
         if settling:
             fb = FeedbackState(1.0, np.zeros(2), np.zeros(2), False, False, False)
         else:
             axis = self._step_axis(self.phases) if self.phases else np.zeros(2)
             single = not all(self.planner.contacts)
             duration = self._phase_duration(self.planner.phase, timing)
-            fb = self.feedback.update(e, ed, axis, duration, single)
+            fb = self.feedback.update(e, ed, axis, duration, single, self._to_touchdown(self.phases))
+            if late.any() and fb.kappa > self.cfg.late_kappa:
+                fb = dataclasses.replace(fb, kappa=self.cfg.late_kappa, time_engaged=True)
         yaw = self.next.yaw
         c, s = math.cos(yaw), math.sin(yaw)
         dv = fb.velocity
@@ -220,6 +232,10 @@ class GaitController:
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
+        if late.any():  # the current support: the feet that are on the floor
+            ph = phases[0]
+            contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
+            phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
@@ -259,6 +275,15 @@ class GaitController:
         return cycle - rtd
 
     @staticmethod
+    def _to_touchdown(phases: list[SupportPhase]) -> float:
+        """Time [s] from now to the first previewed touch-down (0 when none)."""
+        first = phases[0] if phases else None
+        for ph in phases[1:]:
+            if any(ph.landed[f] and not first.landed[f] for f in range(2)):  # type: ignore[union-attr]
+                return ph.start
+        return 0.0
+
+    @staticmethod
     def _step_axis(phases: list[SupportPhase]) -> np.ndarray:
         """Unit vector from the current foothold to the next one (the first previewed landing)."""
         first = phases[0]
@@ -286,11 +311,21 @@ class GaitController:
                 fv[f, 3:] = quat_velocity(a.foot_quat[f], b.foot_quat[f], dt)
             self._vel = (fv, quat_velocity(a.pelvis_quat, b.pelvis_quat, dt))
         fv, omega = self._vel
+        contacts = b.contacts
+        foot_pos = a.foot_pos + s * (b.foot_pos - a.foot_pos)
+        if self.cfg.late_touchdown:
+            late = self.watch.update(d, b.contacts)
+            if late.any():
+                contacts = b.contacts & ~late
+                foot_pos = foot_pos.copy()
+                foot_pos[late, 2] -= self.cfg.late_descent
+                fv = fv.copy()
+                fv[late] = 0.0
         tg = WbcTargets(
-            foot_pos=a.foot_pos + s * (b.foot_pos - a.foot_pos),
+            foot_pos=foot_pos,
             foot_quat=nlerp(a.foot_quat, b.foot_quat, s),
             foot_vel=fv,
-            contacts=b.contacts,
+            contacts=contacts,
             points=b.points,
             pelvis_quat=nlerp(a.pelvis_quat, b.pelvis_quat, s),
             pelvis_omega=omega,

@@ -5,8 +5,10 @@ velocity error (measured minus the CoM planner's reference), horizontal, world f
 
 - velocity adjustment: the command gets an offset Delta_vel = lowpass(deadband(k_p e + k_v e')),
   a first-order low-pass at ``velocity_cutoff_hz`` (0.15 Hz in the paper), clipped to ``max_velocity``;
-- step adjustment: upcoming footholds move by Delta_step = k_s (e + e' / w) (the capture-point
-  error, w the pendulum frequency) through a dead-band, clipped to ``max_step``;
+- step adjustment: upcoming footholds move by Delta_step = k_s (e + e' / w) e^{w t_td} (the
+  capture-point error, w the pendulum frequency, extrapolated to the next touch-down t_td seconds
+  ahead: the capture point diverges as e^{w t} from the CoP, so the error a step must absorb is the
+  one at touch-down, at most ``step_horizon`` ahead) through a dead-band, clipped to ``max_step``;
 - time scaling: the reference runs at kappa = exp(k_p eps + k_d eps') times real time, eps and
   eps' the errors projected on the axis from the current foothold to the next one (kappa > 1: the
   next step comes sooner), limited so that the current phase's scaled duration stays inside the
@@ -36,6 +38,8 @@ class FeedbackConfig:
         step_gain: gain on the capture-point error [unitless].
         step_deadband: dead-band on the step offset [m].
         max_step: largest foothold shift [m].
+        step_horizon: longest time [s] over which the capture-point error is extrapolated to the
+            next touch-down (0: the current error, as in the paper's form).
         time_kp, time_kd: gains of kappa on eps [1/m] and eps' [s/m].
         single_support_limits: shortest and longest single support under scaling [s].
         double_support_limits: shortest and longest double support under scaling [s].
@@ -51,6 +55,7 @@ class FeedbackConfig:
     step_gain: float = 1.0
     step_deadband: float = 0.015
     max_step: float = 0.15
+    step_horizon: float = 0.0
     time_kp: float = 4.0
     time_kd: float = 1.0
     single_support_limits: tuple[float, float] = (0.25, 1.0)
@@ -106,17 +111,24 @@ class GaitFeedback:
         self.velocity = np.zeros(2)
 
     def update(
-        self, e: np.ndarray, ed: np.ndarray, axis: np.ndarray, phase_duration: float, single: bool
+        self,
+        e: np.ndarray,
+        ed: np.ndarray,
+        axis: np.ndarray,
+        phase_duration: float,
+        single: bool,
+        to_touchdown: float = 0.0,
     ) -> FeedbackState:
         """e, ed: CoM position and velocity errors (2,); axis: unit vector from the current foothold
         to the next (2,); phase_duration: the current phase's nominal duration [s]; single: in
-        single support."""
+        single support; to_touchdown: time to the next touch-down [s]."""
         c = self.cfg
         if not c.enabled:
             return FeedbackState(1.0, np.zeros(2), np.zeros(2), False, False, False)
         raw = deadband(c.velocity_kp * e + c.velocity_kv * ed, c.velocity_deadband)
         self.velocity = clip_norm(self.velocity + self.alpha * (raw - self.velocity), c.max_velocity)
-        step = clip_norm(deadband(c.step_gain * (e + ed / self.omega), c.step_deadband), c.max_step)
+        grow = math.exp(self.omega * min(max(to_touchdown, 0.0), c.step_horizon))
+        step = clip_norm(deadband(c.step_gain * grow * (e + ed / self.omega), c.step_deadband), c.max_step)
         eps, epsd = float(axis @ e), float(axis @ ed)
         lo, hi = c.single_support_limits if single else c.double_support_limits
         kappa = math.exp(max(-5.0, min(5.0, c.time_kp * eps + c.time_kd * epsd)))
