@@ -133,6 +133,10 @@ def _compile_frames(path: Path) -> tuple[mujoco.MjModel, list[tuple[int, Path, n
                 files[g.name] = (meshdir / m.file, np.array(m.scale, dtype=float))
     for m in list(spec.meshes):
         spec.delete(m)
+    for t in list(spec.textures):  # colours only; a file may come without its images
+        spec.delete(t)
+    for mat in spec.materials:
+        mat.textures = [""] * len(mat.textures)
     model = spec.compile()
     out = []
     for name, (f, scale) in files.items():
@@ -239,6 +243,8 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
         caps, excluded = _file_capsules(Path(robot.path))
     except Exception:  # a model built in memory, or a file that changed: use what is loaded
         caps, excluded = [], set()
+    sig = robot.model.exclude_signature  # the loaded model's <exclude> pairs hold as well
+    excluded = excluded | {(robot.body_names[int(a)], robot.body_names[int(b)]) for a, b in zip(sig >> 16, sig & 0xFFFF)}
     caps = [c for c in caps if c[0] in robot.body_names]
     caps += _loaded_only(robot, {c[0] for c in caps})
     body = np.array([robot.body_names.index(c[0]) for c in caps], dtype=np.int64)

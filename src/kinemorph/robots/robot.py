@@ -43,7 +43,7 @@ def _compile(
     keep_meshes_on: frozenset[str] = frozenset(),
     tips: dict[str, tuple[str, tuple[float, float, float]]] | None = None,
 ) -> mujoco.MjModel:
-    """Compile an MJCF or URDF file. Without meshes, mesh geoms and assets are dropped (except the
+    """Compile an MJCF or URDF file. Without meshes, mesh geoms, textures and assets are dropped (except the
     collision meshes of the bodies in keep_meshes_on: feet whose soles are meshes): kinematics
     and primitive collision geoms are unchanged and compiling is 10-50x faster, but a body whose
     inertia came from mesh geoms loses it, so dynamics and rendering ask for meshes=True. Mesh
@@ -108,6 +108,7 @@ def _compile_spec(
         for m in list(spec.meshes):
             if m.name not in used:
                 spec.delete(m)
+        _drop_textures(spec)
     for name, (parent, pos) in (tips or {}).items():
         spec.body(parent).add_body(name=name, pos=np.array(pos, dtype=float))
     if foot_spheres:
@@ -125,9 +126,18 @@ def _compile_spec(
     try:
         return spec.compile()
     except Exception as exc:
-        if spec.meshes and ("opening file" in str(exc) or "resource" in str(exc).lower()):
+        if (spec.meshes or spec.textures) and ("opening file" in str(exc) or "resource" in str(exc).lower()):
             raise _MeshFileError(str(exc).removeprefix("Error: ")) from None
         raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
+
+
+def _drop_textures(spec: mujoco.MjSpec) -> None:
+    """Textures only colour what is drawn: a model loaded without meshes drops them (and the
+    materials' references to them), so that a model file without its image files loads."""
+    for t in list(spec.textures):
+        spec.delete(t)
+    for mat in spec.materials:
+        mat.textures = [""] * len(mat.textures)
 
 
 def families_match(motion_family: str, robot_family: str) -> bool:
