@@ -356,3 +356,26 @@ def test_quadruped_natural_mode_slip_is_closed(clip: str, robot_name: str) -> No
     assert q.foot_slip_mean_cm_s <= 1.0
     assert q.penetration_p95_cm <= 0.1 and q.joint_jump_frames == 0
     assert clean.contacts is not None and np.array_equal(clean.contacts, result.contacts)
+
+
+def test_a_foot_without_ankle_roll_is_held_on_its_long_axis_where_the_engine_put_it() -> None:
+    """H1's ankles only pitch: its planted points lie on the foot's centre line (its tilt is left
+    to the leg) and are anchored at the engine's touch-down, so the walk does not drift away."""
+    from kinemorph.conventions import LANDMARKS
+    from kinemorph.motion import load_motion
+    from kinemorph.retarget.cleanup.schedule import _rolls, humanoid_contacts
+
+    h1, g1 = robot_or_skip("unitree_h1"), robot_or_skip("unitree_g1")
+    for robot, rolls in ((h1, False), (g1, True)):
+        knee = dict(zip(LANDMARKS, robot.landmarks))["knee_l"][0]
+        assert _rolls(robot, robot.body_id(robot.feet[0]), robot.body_id(knee), np.array([1.0, 0.0, 0.0])) is rolls
+    walk = load_motion(data_path("walk.bvh"))
+    gmr = retarget(walk, h1, engine="gmr")
+    points = humanoid_contacts(walk, h1, link_proxies(h1), gmr.qpos, config=CleanupConfig())
+    feet = np.isin(points.body, [h1.body_id(f) for f in h1.feet])
+    assert np.allclose(points.local[feet, 1], 0.0) and points.at_engine[feet].all()
+    clean = cleanup(gmr, h1, walk)
+    drift = np.linalg.norm(clean.root_pos[:, :2] - gmr.root_pos[:, :2], axis=1)
+    q = evaluate(clean, h1)
+    assert np.percentile(drift, 50) < 0.25 and q.tracking_error_mean_cm < 30.0  # was 1.8 m / 170 cm
+    assert q.floor_penetration_max_cm <= 1.0 and q.fast_joint_frames == 0 and q.limit_violations == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 
 from ...motion.contacts import contact_intervals, detect_contacts_hysteresis
@@ -22,6 +23,10 @@ from ...robots.robot import Robot
 from .config import CleanupConfig
 
 _FEET = (("ankle_l", "toe_l"), ("ankle_r", "toe_r"))
+SOLE_BAND = 0.003
+"""[m] a foot's floor proxy ends whose lowest point is within this of the foot's lowest (in the
+foot's frame; soles are flat at rest) are its sole points. Tight: an end higher than the sole (the
+ankle end of a sloped heel capsule) held on the floor with the rest would tilt the foot."""
 _BODIES = ("knee_l", "knee_r", "wrist_l", "wrist_r", "pelvis", "neck")
 
 
@@ -36,6 +41,8 @@ class ContactPoints:
         start: first planted frame. Shape: (C,) int.
         stop: frame after the last planted one. Shape: (C,) int.
         label: what the point is ("left heel", "right knee", "FL foot"...). Shape: (C,).
+        at_engine: held where the engine's motion has it at the first planted frame (True), or
+            where the cleaned motion brings it then (False). Shape: (C,) bool.
     """
 
     body: np.ndarray
@@ -44,6 +51,7 @@ class ContactPoints:
     start: np.ndarray
     stop: np.ndarray
     label: tuple[str, ...]
+    at_engine: np.ndarray
 
     @property
     def count(self) -> int:
@@ -52,7 +60,7 @@ class ContactPoints:
     @staticmethod
     def empty() -> ContactPoints:
         z = np.zeros(0, dtype=np.int64)
-        return ContactPoints(z, np.zeros((0, 3)), np.zeros(0), z, z, ())
+        return ContactPoints(z, np.zeros((0, 3)), np.zeros(0), z, z, (), np.zeros(0, dtype=bool))
 
     def planted(self, num_frames: int) -> np.ndarray:
         """Frames with at least one planted point. Shape: (T,) bool."""
@@ -76,11 +84,32 @@ class ContactPoints:
         return out, tuple(names)
 
 
+def _rolls(robot: Robot, foot: int, knee: int, forward: np.ndarray) -> bool:
+    """Whether a joint between the knee and the foot turns the foot about its long axis (an ankle
+    roll): a hinge within 30 deg of ``forward`` (the foot's heel-to-toe direction in its frame) at
+    the rest pose."""
+    m = robot.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    mujoco.mj_comPos(m, d)
+    fwd = d.xmat[foot].reshape(3, 3) @ forward
+    b = foot
+    while b > 0 and b != knee:
+        for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b] + m.body_jntnum[b])):
+            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE and abs(float(d.xaxis[j] @ fwd)) > np.cos(np.radians(30)):
+                return True
+        b = int(m.body_parentid[b])
+    return False
+
+
 def _point_sets(
-    robot: Robot, prox: LinkProxies, body: int, forward: np.ndarray
+    robot: Robot, prox: LinkProxies, body: int, forward: np.ndarray, *, rolls: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Heel and toe points (local (N, 3), radius (N,)) of a foot body from the ends of its floor
-    proxies (its sole points when the foot is flat)."""
+    proxies (its sole points when the foot is flat). A foot that cannot roll (no ankle roll: its
+    sideways tilt follows the leg) keeps only the points on its long axis, so that holding it
+    does not fix its tilt as well."""
     sel = np.nonzero((prox.body == body) & prox.floor)[0]
     pts, rad = [], []
     for i in sel:
@@ -93,10 +122,14 @@ def _point_sets(
         return np.zeros((1, 3)), np.zeros(1), np.zeros((1, 3)), np.zeros(1)
     p = np.array(pts)
     r = np.array(rad)
-    # keep the points near the sole: within 1.5 cm of the lowest in the body frame (soles are flat at rest)
+    # keep the points on the sole (SOLE_BAND)
     low = p[:, 2] - r
-    keep = low <= low.min() + 0.015
+    keep = low <= low.min() + SOLE_BAND
     p, r = p[keep], r[keep]
+    if not rolls and len(p) > 1:
+        side = np.abs(p @ np.cross([0.0, 0.0, 1.0], forward))
+        keep = side <= side.min() + SOLE_BAND
+        p, r = p[keep], r[keep]
     s = p @ forward
     heel = s <= s.mean() if len(s) > 1 else np.ones(len(s), dtype=bool)
     toe = ~heel if heel.any() and (~heel).any() else heel
@@ -118,9 +151,9 @@ def humanoid_contacts(
     fps = motion.fps
     T = motion.positions.shape[0]
     min_stance = max(2, round(config.min_contact_s * fps))
-    bodies, locals_, radii, starts, stops, labels = [], [], [], [], [], []
+    bodies, locals_, radii, starts, stops, labels, engine = [], [], [], [], [], [], []
 
-    def add(b: int, pts: np.ndarray, rad: np.ndarray, mask: np.ndarray, label: str) -> None:
+    def add(b: int, pts: np.ndarray, rad: np.ndarray, mask: np.ndarray, label: str, at_engine: bool = False) -> None:
         for a, e in contact_intervals(mask):
             for p, r in zip(pts, rad):
                 bodies.append(b)
@@ -129,13 +162,15 @@ def humanoid_contacts(
                 starts.append(a)
                 stops.append(e)
                 labels.append(label)
+                engine.append(at_engine)
 
     floors = []
     for side, (heel_name, toe_name) in zip(("left", "right"), _FEET):
         foot = dst[heel_name]
         fwd = off[toe_name] - off[heel_name] if dst[toe_name] == foot else np.array([1.0, 0.0, 0.0])
         fwd = fwd / (np.linalg.norm(fwd) or 1.0)
-        heel_pts, heel_r, toe_pts, toe_r = _point_sets(robot, prox, foot, fwd)
+        rolls = _rolls(robot, foot, dst["knee_l" if side == "left" else "knee_r"], fwd)
+        heel_pts, heel_r, toe_pts, toe_r = _point_sets(robot, prox, foot, fwd, rolls=rolls)
         for name, pts, rad, enter, part in (
             (heel_name, heel_pts, heel_r, config.heel_enter_height, "heel"),
             (toe_name, toe_pts, toe_r, config.toe_enter_height, "toe"),
@@ -148,7 +183,10 @@ def humanoid_contacts(
                 traj, fps, floor=floor, enter_height=enter, exit_height=enter + config.exit_height,
                 enter_speed=config.enter_speed, exit_speed=config.exit_speed, min_stance=min_stance,
             )  # fmt: skip
-            add(foot, pts, rad, mask, f"{side} {part}")
+            # a foot that cannot roll cannot step under a pelvis that is off to the side: where it
+            # touches down follows the leg's tilt, and holding it there lets the offset build up
+            # step after step, so it is held where the engine put it
+            add(foot, pts, rad, mask, f"{side} {part}", at_engine=not rolls)
     if config.body_contacts and floors:
         floor = min(floors)
         xpos = xmat = None
@@ -185,6 +223,7 @@ def humanoid_contacts(
         np.array(starts, dtype=np.int64),
         np.array(stops, dtype=np.int64),
         tuple(labels),
+        np.array(engine, dtype=bool),
     )
 
 
@@ -212,4 +251,5 @@ def mask_contacts(robot: Robot, prox: LinkProxies, contacts: np.ndarray, bodies:
     return ContactPoints(
         np.array(out_b, dtype=np.int64), np.array(out_p).reshape(-1, 3), np.array(out_r),
         np.array(out_s, dtype=np.int64), np.array(out_e, dtype=np.int64), tuple(out_l),
+        np.ones(len(out_b), dtype=bool),  # the engine planned its holds
     )  # fmt: skip

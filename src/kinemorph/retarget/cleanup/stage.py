@@ -27,13 +27,10 @@ from ...robots.robot_motion import RobotMotion
 from ..ik import DOF_BODY_ROTATION, DOF_WORLD_TRANSLATION, build_ik_model, task_chains
 from .config import CleanupConfig
 from .kernels import Arrays, advance, build_frame, moved_since, velocities
-from .schedule import ContactPoints, humanoid_contacts, mask_contacts
+from .schedule import SOLE_BAND, ContactPoints, humanoid_contacts, mask_contacts
 
 GRAVITY = 9.81
 """[m/s^2]"""
-SOLE_BAND = 0.015
-"""[m] a foot's proxies whose lowest point is within this of the foot's lowest (in the foot's frame)
-are its sole points."""
 MAX_ROWS = 256
 """Most inequality rows per frame (floor and self-collision); the rest are dropped."""
 
@@ -258,14 +255,15 @@ def cleanup(
         jt=np.zeros((3, ik.nv)), jt2=np.zeros((3, ik.nv)), ref=np.zeros(ik.nv), err=np.zeros(ik.nv),
         qtmp=np.zeros(ik.nq), viol=np.zeros(2), wend=np.zeros((prox.count, 2, 3)), stats=np.zeros((T, 3)),
     )  # fmt: skip
-    if from_mask and points.count:
-        # the engine planned its holds: anchor where it holds each foot (on the floor)
-        xpos, xmat = body_frames(robot, q_src[points.start])
-        for c in range(points.count):
+    held = np.nonzero(points.at_engine)[0]
+    if held.size:
+        # anchored where the engine's motion has them at their first planted frame (on the floor)
+        xpos, xmat = body_frames(robot, q_src[points.start[held]])
+        for k, c in enumerate(held):
             b = int(points.body[c])
-            ar.anchor[c] = xpos[c, b] + xmat[c, b].reshape(3, 3) @ points.local[c]
+            ar.anchor[c] = xpos[k, b] + xmat[k, b].reshape(3, 3) @ points.local[c]
             ar.anchor[c, 2] = points.radius[c]
-        ar.cset[:] = True
+        ar.cset[held] = True
     out = np.empty_like(q_src)
     q = q_src[0].copy()
     relaxed = 0
