@@ -57,7 +57,7 @@ def _qp_optimum(m: mujoco.MjModel, cost: TrackingCost, x0: np.ndarray) -> tuple[
     const = 0.0
     ref = np.array([cost.qpos[0, 0], 0.0])
     for k in range(t + 1):
-        w = np.diag(cost.state_weight[k])
+        w = cost.state_hess(k)
         off = phi @ x0 - ref
         h += g.T @ w @ g
         lin += g.T @ w @ off
@@ -85,6 +85,22 @@ def test_linear_slider_reaches_the_qp_optimum(limit: float) -> None:
     assert np.all(np.abs(res.controls) <= limit + 1e-9)
     if limit < 10:
         assert np.isclose(np.abs(res.controls).max(), limit)  # the limit is active
+
+
+def test_a_dense_state_hessian_is_optimised_exactly() -> None:
+    """The extra quadratic form 1/2 dx' P dx (here P couples position and velocity: a cost on
+    (x - goal) + 0.5 v, the kind of a task-space residual J dx) is part of the optimum."""
+    m = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-3.0, hi=3.0))
+    base = _cost(40, 1.0, 0.1, 10.0, 0.01)
+    j = np.array([[1.0, 0.5]])
+    p = np.tile(20.0 * j.T @ j, (41, 1, 1))
+    cost = TrackingCost(base.qpos, base.qvel, base.state_weight, base.controls, base.control_weight, p)
+    u_star, j_star = _qp_optimum(m, cost, np.zeros(2))
+    res = ilqr(m, (np.zeros(1), np.zeros(1)), np.zeros((40, 1)), cost, settings=IlqrSettings(tolerance=1e-10))
+    assert res.cost == pytest.approx(j_star, rel=1e-5)
+    np.testing.assert_allclose(res.controls[:, 0], u_star, atol=2e-3 * max(1.0, np.abs(u_star).max()))
+    plain = ilqr(m, (np.zeros(1), np.zeros(1)), np.zeros((40, 1)), base, settings=IlqrSettings(tolerance=1e-10))
+    assert np.abs(plain.controls - res.controls).max() > 0.05  # the form changes the answer
 
 
 def test_pendulum_swings_up_within_torque_limits() -> None:

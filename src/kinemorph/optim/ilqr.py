@@ -74,7 +74,10 @@ class TrackingCost:
     """Weighted tracking cost over a horizon of T control steps, in the state's tangent space.
 
     cost = sum_k 1/2 |dx_k|^2_Wx[k] + 1/2 |u_k - u_ref_k|^2_Wu[k]  +  1/2 |dx_T|^2_Wx[T]
-    with dx = [mj_differentiatePos(q_ref, q), v - v_ref] (2 nv; no actuator activations).
+    with dx = [mj_differentiatePos(q_ref, q), v - v_ref] (2 nv; no actuator activations), and
+    with ``state_hessian`` P also 1/2 dx_k' P[k] dx_k per step: quadratic forms of task-space
+    residuals linearised at the reference (e.g. a planted foot's position and velocity,
+    r = J_foot dx, P = w J'J), which a diagonal weight cannot express.
 
     Attributes:
         qpos: reference positions. Shape: (T+1, nq).
@@ -82,6 +85,8 @@ class TrackingCost:
         state_weight: diagonal weight per step on dx. Shape: (T+1, 2 nv).
         controls: reference controls. Shape: (T, nu).
         control_weight: diagonal weight per step on u - u_ref. Shape: (T, nu).
+        state_hessian: extra symmetric positive semidefinite weight per step on dx, or None.
+            Shape: (T+1, 2 nv, 2 nv).
     """
 
     qpos: np.ndarray
@@ -89,6 +94,22 @@ class TrackingCost:
     state_weight: np.ndarray
     controls: np.ndarray
     control_weight: np.ndarray
+    state_hessian: np.ndarray | None = None
+
+    def state_cost(self, k: int, e: np.ndarray) -> float:
+        """1/2 dx' (W + P) dx at step k."""
+        c = float(e @ (self.state_weight[k] * e))
+        if self.state_hessian is not None:
+            c += float(e @ self.state_hessian[k] @ e)
+        return 0.5 * c
+
+    def state_gradient(self, k: int, e: np.ndarray) -> np.ndarray:
+        g = self.state_weight[k] * e
+        return g if self.state_hessian is None else g + self.state_hessian[k] @ e
+
+    def state_hess(self, k: int) -> np.ndarray:
+        h = np.diag(self.state_weight[k])
+        return h if self.state_hessian is None else h + self.state_hessian[k]
 
     @property
     def horizon(self) -> int:
@@ -184,7 +205,7 @@ class _Dynamics:
             us[k] = np.clip(uk, self.lo, self.hi)
             self.dx(k, qs[k], vs[k], e)
             du = us[k] - c.controls[k]
-            total += 0.5 * float(e @ (c.state_weight[k] * e) + du @ (c.control_weight[k] * du))
+            total += c.state_cost(k, e) + 0.5 * float(du @ (c.control_weight[k] * du))
             warm[k] = d.qacc_warmstart
             d.ctrl[:] = us[k]
             mujoco.mj_step(m, d)
@@ -192,7 +213,7 @@ class _Dynamics:
                 return qs, vs, us, warm, float("inf")
         qs[t], vs[t] = d.qpos, d.qvel
         self.dx(t, qs[t], vs[t], e)
-        total += 0.5 * float(e @ (c.state_weight[t] * e))
+        total += c.state_cost(t, e)
         return qs, vs, us, warm, total
 
     def derivatives(self, qs: np.ndarray, vs: np.ndarray, us: np.ndarray, warm: np.ndarray, s: IlqrSettings):
@@ -216,8 +237,8 @@ def _backward(
     t, nx, nu = us.shape[0], a.shape[1], us.shape[1]
     e = np.zeros(nx)
     dyn.dx(t, qs[t], vs[t], e)
-    vx = c.state_weight[t] * e
-    vxx = np.diag(c.state_weight[t])
+    vx = c.state_gradient(t, e)
+    vxx = c.state_hess(t)
     kff = np.zeros((t, nu))
     kfb = np.zeros((t, nu, nx))
     d1 = d2 = 0.0
@@ -227,10 +248,10 @@ def _backward(
     for k in range(t - 1, -1, -1):
         dyn.dx(k, qs[k], vs[k], e)
         ak, bk = a[k], b[k]
-        qx = c.state_weight[k] * e + ak.T @ vx
+        qx = c.state_gradient(k, e) + ak.T @ vx
         qu = c.control_weight[k] * (us[k] - c.controls[k]) + bk.T @ vx
         vb = vxx @ bk
-        qxx = np.diag(c.state_weight[k]) + ak.T @ vxx @ ak
+        qxx = c.state_hess(k) + ak.T @ vxx @ ak
         quu = np.diag(c.control_weight[k]) + bk.T @ vb
         qux = vb.T @ ak
         quu_reg = quu + mu * np.eye(nu)

@@ -77,8 +77,11 @@ def check_controls(tm: TorqueModel, motion: RobotMotion, c: Controls) -> np.ndar
         )
     span = k * c.dt
     length = (motion.num_frames - 1) / motion.fps
-    if not (c.dt > 0 and abs(span - length) <= c.dt + 1e-9):
-        raise KinemorphError(f"{where} span {span:.3f} s ({k} steps of {c.dt:g} s); the motion lasts {length:.3f} s")
+    if not (c.dt > 0 and length - c.dt - 1e-9 <= span <= length + 1.0 / motion.fps + c.dt):
+        raise KinemorphError(
+            f"{where} span {span:.3f} s ({k} steps of {c.dt:g} s); the motion lasts {length:.3f} s "
+            "(they must cover it, and end within one frame of its end)"
+        )
     if not (np.isfinite(c.values).all() and np.isfinite(c.gains).all()):
         raise KinemorphError(f"{where} hold NaN or infinite values")
     return np.array([names.index(n) for n in c.names], dtype=np.int64)
