@@ -27,7 +27,8 @@ class CleanupConfig:
         touchdown_speed: a point planted while the robot holds it above the floor comes down at
             most this fast [m/s] (the engine may keep a foot high while the source's is down).
         hard_lift: the lift is a constraint (relaxed at push_speed), not only a cost.
-        max_root_speed: the root moves at most this fast along each world axis [m/s].
+        max_root_speed: the root moves at most this fast along each world axis, or as fast as
+            the engine's motion moves it there (a large robot's run is faster) [m/s].
         liftoff_s: after a planted point lets go it first only rises, for this long [s].
         lift_ramp_s: the lift height ramps down to 0 over this time before a touch-down (and up
             after a lift-off) [s].

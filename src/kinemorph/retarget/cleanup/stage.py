@@ -276,7 +276,11 @@ def cleanup(
     goal = np.zeros(ik.nq)
     best_q = np.zeros(ik.nq)
     tol = (cfg.planned_tolerance if from_mask else cfg.contact_tolerance) / fps  # [m] per frame
+    along = ik.dof_kind == DOF_WORLD_TRANSLATION
     for t in range(T):
+        # the root's speed cap, or the engine's own speed there (a large robot runs faster than it)
+        ar.step_hi[along] = np.maximum(cfg.max_root_speed / fps, np.abs(v_src[t, along]))
+        ar.step_lo[along] = -ar.step_hi[along]
         prev = q_src[t - 1] if t > 0 else q_src[0]
         src, vel, k, step = prev, v_src[t], gain, zero
         q0 = q
