@@ -9,7 +9,7 @@ joints and calibrates scales and rotation offsets on the two rest poses (mapping
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import MappingError
 from ..motion.motion import Motion
@@ -121,8 +121,6 @@ def auto_template(robot: Robot) -> Mapping:
 
 def auto_mapping(motion: Motion, robot: Robot) -> Mapping:
     """The automatic mapping for a humanoid motion with a recognised rig onto any humanoid robot."""
-    from dataclasses import replace
-
     from .landmarks import landmark_mapping
 
     if motion.rig is None:
@@ -130,5 +128,45 @@ def auto_mapping(motion: Motion, robot: Robot) -> Mapping:
             f"{motion.source}: an automatic mapping needs the source's landmarks (rig recognition), "
             f"which preset {motion.preset} does not give; pass a mapping (--mapping FILE)"
         )
-    mapping = landmark_mapping(motion, robot, auto_template(robot))
+    mapping = level_feet(landmark_mapping(motion, robot, auto_template(robot)), robot)
     return replace(mapping, robot=robot.name, where=f"automatic mapping of {robot.path}")
+
+
+def level_feet(mapping: Mapping, robot: Robot) -> Mapping:
+    """``mapping`` with the feet's rotation offsets turned so that a source foot flat on the floor
+    asks for the robot's sole flat on the floor. Calibration measures offsets at the robot's zero
+    pose, where a robot's feet may not be level (Berkeley Humanoid's soles are pitched 10 deg
+    there: it stands flat-footed only in its crouched keyframe); the sole's up direction in the
+    foot's frame is taken from the rest pose (a keyframe, else the zero pose: no change)."""
+    import mujoco
+    import numpy as np
+
+    from ..transforms import axis_angle_to_quat, quat_mul
+
+    feet = set(robot.feet)
+    m = robot.model
+    d = mujoco.MjData(m)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    up_rest = {f: d.xmat[robot.body_id(f)].reshape(3, 3).T @ np.array([0.0, 0.0, 1.0]) for f in feet}
+    d.qpos[:] = m.qpos0
+    d.qpos[3:7] = [1.0, 0.0, 0.0, 0.0]
+    mujoco.mj_kinematics(m, d)
+    turn = {}
+    for f in feet:  # the rotation in the foot's frame taking its sole's up onto world up at zero
+        a, b = up_rest[f], d.xmat[robot.body_id(f)].reshape(3, 3).T @ np.array([0.0, 0.0, 1.0])
+        axis = np.cross(a, b)
+        s, c = float(np.linalg.norm(axis)), float(a @ b)
+        if s > 1e-6:
+            turn[f] = axis_angle_to_quat(axis / s, np.array(np.arctan2(s, c)))
+    if not turn:
+        return mapping
+
+    def stage(tasks: tuple[BodyTask, ...]) -> tuple[BodyTask, ...]:
+        return tuple(
+            replace(t, rotation_offset=quat_mul(t.rotation_offset, turn[t.robot_body]))
+            if t.robot_body in turn else t
+            for t in tasks
+        )  # fmt: skip
+
+    return replace(mapping, stage1=stage(mapping.stage1), stage2=stage(mapping.stage2))

@@ -50,6 +50,9 @@ class Recognition:
         waist: the bodies from the pelvis up to the torso (exclusive).
         head: the head chain ("" parts: none).
         neck_offset: the neck point in the torso's frame [m]. Shape: (3,).
+        trunk_sides: a robot without arms: the top corners of its trunk's collision geometry,
+            left then right, in the torso's frame (the torso is then the pelvis), which stand in
+            for its shoulders, elbows and wrists among the landmarks [m]. Shape: (2, 3).
         quad_legs: quadruped legs in the order FL, FR, RL, RR.
         rest: the rest pose (a keyframe, else a standing pose from joint limits and the floor).
         height: the model's height at rest [m].
@@ -66,6 +69,7 @@ class Recognition:
     waist: tuple[str, ...] = ()
     head: tuple[str, ...] = ()
     neck_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    trunk_sides: tuple[tuple[float, float, float], ...] = ()
     quad_legs: tuple[QuadLeg, ...] = ()
     rest: RestPose | None = None
     height: float = 0.0
@@ -324,7 +328,7 @@ def _upper_body(
     right = [b for b in leaves if tree.distal(b)[1] - y0 < -side_thr]
     if not left or not right:
         warnings.append("no arms found: the mapping drives the legs and the pelvis only")
-        return rec
+        return _armless(tree, rec, pelvis, legs)
     tips = [max(left, key=lambda b: reach[b]), max(right, key=lambda b: reach[b])]
     torso = tree.lca(tips)
     arms = tuple(_arm(tree, torso, t, s) for t, s in zip(tips, "lr"))
@@ -348,3 +352,27 @@ def _upper_body(
         rec, arms=arms, torso=tree.names[torso], waist=waist, head=tuple(tree.names[b] for b in head),
         neck_offset=tree.local(torso, neck),
     )  # fmt: skip
+
+
+def _armless(tree: _Tree, rec: Recognition, pelvis: int, legs: set[int]) -> Recognition:
+    """``rec`` with the pelvis as torso, the neck at the top of the trunk's collision geometry (the
+    pelvis and the bodies above it that are not legs) and its top corners as trunk_sides."""
+    trunk = [b for b in tree.subtree(pelvis) if b not in legs]
+    gs = [g for b in trunk for g in tree.geoms[b]]
+    centre = tree.pos[pelvis].copy()
+    if not gs:
+        return replace(rec, torso=tree.names[pelvis], trunk_sides=(tree.local(pelvis, centre),) * 2)
+    from .geometry import _lowest_z
+
+    ids = np.array(gs, dtype=np.int64)
+    d = tree.d
+
+    def reach(axis: int) -> tuple[float, float]:  # the geoms' extent along a world axis
+        lo = _lowest_z(tree.m, ids, d.geom_xpos[ids, axis][None], d.geom_xmat[ids, 3 * axis : 3 * axis + 3][None])
+        hi = -_lowest_z(tree.m, ids, -d.geom_xpos[ids, axis][None], -d.geom_xmat[ids, 3 * axis : 3 * axis + 3][None])
+        return float(lo.min()), float(hi.max())
+
+    (_, top), (right, left) = reach(2), reach(1)
+    neck = np.array([centre[0], centre[1], top])
+    sides = tuple(tree.local(pelvis, np.array([centre[0], y, top])) for y in (left, right))
+    return replace(rec, torso=tree.names[pelvis], neck_offset=tree.local(pelvis, neck), trunk_sides=sides)

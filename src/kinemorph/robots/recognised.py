@@ -131,12 +131,15 @@ def info_of(rec: Recognition, *, name: str) -> RobotInfo:
 
 
 def _landmarks(rec: Recognition) -> tuple[tuple[str, tuple[float, float, float]], ...]:
-    """Bodies and offsets per kinemorph.conventions.LANDMARKS (arms: none when there are none)."""
-    if len(rec.arms) != 2:
-        return ()
+    """Bodies and offsets per kinemorph.conventions.LANDMARKS (a robot without arms: its trunk's
+    top corners stand for shoulders, elbows and wrists)."""
     zero = (0.0, 0.0, 0.0)
     out = [(rec.pelvis, zero), (rec.torso, rec.neck_offset)]
-    for part in ("shoulder", "elbow", "wrist"):
+    if len(rec.arms) != 2:
+        if len(rec.trunk_sides) != 2:
+            return ()
+        out += [(rec.torso, side) for _ in range(3) for side in rec.trunk_sides]
+    for part in ("shoulder", "elbow", "wrist") if len(rec.arms) == 2 else ():
         for arm in rec.arms:
             if part == "wrist":
                 out.append((arm.wrist, zero) if arm.wrist else (arm.bodies[-1], arm.hand_offset))

@@ -122,12 +122,17 @@ def _point_sets(
         return np.zeros((1, 3)), np.zeros(1), np.zeros((1, 3)), np.zeros(1)
     p = np.array(pts)
     r = np.array(rad)
-    # keep the points on the sole (SOLE_BAND)
-    low = p[:, 2] - r
+    # keep the points on the sole (SOLE_BAND), heights along the foot's up direction at rest (a
+    # foot frame need not have z up: Berkeley Humanoid's has its length along z)
+    d = mujoco.MjData(robot.model)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(robot.model, d)
+    up = d.xmat[body].reshape(3, 3).T @ np.array([0.0, 0.0, 1.0])
+    low = p @ up - r
     keep = low <= low.min() + SOLE_BAND
     p, r = p[keep], r[keep]
     if not rolls and len(p) > 1:
-        side = np.abs(p @ np.cross([0.0, 0.0, 1.0], forward))
+        side = np.abs(p @ np.cross(up, forward))
         keep = side <= side.min() + SOLE_BAND
         p, r = p[keep], r[keep]
     s = p @ forward
