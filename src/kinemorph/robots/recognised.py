@@ -87,8 +87,20 @@ def load_recognised(path: Path, *, meshes: bool) -> Recognised:
     else:
         no_sole = tuple(leg.foot for leg in first.legs if leg.sole_height < 1e-3)
         keep = _mesh_feet(path, no_sole) if no_sole else frozenset()
-    model = _compile(path, meshes=meshes, foot_spheres=spheres or None, keep_meshes_on=keep, tips=tips or None)
+    with warnings.catch_warnings(record=True) as caught:  # what loading met joins the recognition's
+        warnings.simplefilter("always", RobotWarning)
+        model = _compile(path, meshes=meshes, foot_spheres=spheres or None, keep_meshes_on=keep, tips=tips or None)
+    met = []
+    for w in caught:
+        if not issubclass(w.category, RobotWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        text = str(w.message)
+        for prefix in (f"{path}: ", f"{path.name}: "):
+            text = text.removeprefix(prefix)
+        met.append(text)
     rec = recognise_model(model, where=where, floating_base=free)
+    rec = replace(rec, warnings=(*met, *rec.warnings))
     if rec.family == "quadruped":
         rec = _quadruped_rest(model, rec)
     for w in rec.warnings:

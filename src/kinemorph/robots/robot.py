@@ -96,6 +96,7 @@ def _compile_spec(
     tips: dict[str, tuple[str, tuple[float, float, float]]] | None,
 ) -> mujoco.MjModel:  # fmt: skip
     _resolve_package_uris(spec, path)
+    _collide_primitives(spec, path)
     if not meshes:
         used: set[str] = set()
         for g in list(spec.geoms):
@@ -129,6 +130,28 @@ def _compile_spec(
         if (spec.meshes or spec.textures) and ("opening file" in str(exc) or "resource" in str(exc).lower()):
             raise _MeshFileError(str(exc).removeprefix("Error: ")) from None
         raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
+
+
+def _collide_primitives(spec: mujoco.MjSpec, path: Path) -> None:
+    """A model none of whose geoms collide (contype = conaffinity = 0 everywhere: contacts left to
+    <pair> elements of a scene file, as Apptronik Apollo's) has no shape kinemorph can stand on the
+    floor: its primitive geoms (its collision shapes; meshes are its looks) are made to collide,
+    with a RobotWarning."""
+    geoms = [g for g in spec.geoms if g.type != mujoco.mjtGeom.mjGEOM_PLANE]
+    if not geoms or any(g.contype or g.conaffinity for g in geoms):
+        return
+    prims = [g for g in geoms if g.type != mujoco.mjtGeom.mjGEOM_MESH]
+    for g in prims:
+        g.contype, g.conaffinity = 1, 1
+    if prims:
+        import warnings
+
+        from .recognised import RobotWarning
+
+        warnings.warn(
+            f"{path.name}: no geom collides (contype = conaffinity = 0): its {len(prims)} primitive geoms "
+            "are taken as its collision shape", RobotWarning, stacklevel=4,
+        )  # fmt: skip
 
 
 def _drop_textures(spec: mujoco.MjSpec) -> None:
