@@ -98,7 +98,8 @@ def load_recognised(path: Path, *, meshes: bool) -> Recognised:
         text = str(w.message)
         for prefix in (f"{path}: ", f"{path.name}: "):
             text = text.removeprefix(prefix)
-        met.append(text)
+        if text not in met:  # a compile retried without meshes warns again
+            met.append(text)
     rec = recognise_model(model, where=where, floating_base=free)
     rec = replace(rec, warnings=(*met, *rec.warnings))
     if rec.family == "quadruped":
