@@ -24,6 +24,7 @@ import numpy as np
 
 from ..robots.robot import Robot, RobotPose
 from ._capsules import clip_pair_distances, clip_proxy_lowest
+from .corners import corner_points
 from .soles import support_points
 
 _T = mujoco.mjtGeom
@@ -244,7 +245,8 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
     except Exception:  # a model built in memory, or a file that changed: use what is loaded
         caps, excluded = [], set()
     sig = robot.model.exclude_signature  # the loaded model's <exclude> pairs hold as well
-    excluded = excluded | {(robot.body_names[int(a)], robot.body_names[int(b)]) for a, b in zip(sig >> 16, sig & 0xFFFF)}
+    loaded = {(robot.body_names[int(a)], robot.body_names[int(b)]) for a, b in zip(sig >> 16, sig & 0xFFFF)}
+    excluded = excluded | loaded  # (not in place: the file's set is cached)
     caps = [c for c in caps if c[0] in robot.body_names]
     caps += _loaded_only(robot, {c[0] for c in caps})
     body = np.array([robot.body_names.index(c[0]) for c in caps], dtype=np.int64)
@@ -268,6 +270,11 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
     pairs = np.array(cand, dtype=np.int64).reshape(-1, 2)
     floor = np.ones(len(caps), dtype=bool)
     sole_body, sole_pts, sole_radius, sole_names = _sole_points(robot, caps, floor)
+    corner_body, corner_pts, corner_names = corner_points(robot, caps, floor, p0, p1, radius)
+    sole_body = np.concatenate([sole_body, corner_body])
+    sole_pts = np.concatenate([sole_pts, corner_pts])
+    sole_radius = np.concatenate([sole_radius, np.zeros(len(corner_body))])
+    sole_names = sole_names + corner_names
     body = np.concatenate([body, sole_body])
     p0 = np.concatenate([p0, sole_pts])
     p1 = np.concatenate([p1, sole_pts])

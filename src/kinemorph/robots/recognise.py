@@ -336,6 +336,7 @@ def _upper_body(
     waist = tuple(tree.names[b] for b in between if tree.joints[b] and b not in (torso, pelvis))
     shoulders = [tree.pos[tree.m.body(a.bodies[0]).id] for a in arms]
     sz = float(np.mean([p[2] for p in shoulders]))
+
     def top(b: int) -> int:  # the chain's first body below the torso (a head's neck sits mid-line)
         return tree.path(torso, b)[0] if torso in tree.ancestors(b) and b != torso else b
 

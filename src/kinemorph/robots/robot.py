@@ -135,12 +135,14 @@ def _compile_spec(
 def _collide_primitives(spec: mujoco.MjSpec, path: Path) -> None:
     """A model none of whose geoms collide (contype = conaffinity = 0 everywhere: contacts left to
     <pair> elements of a scene file, as Apptronik Apollo's) has no shape kinemorph can stand on the
-    floor: its primitive geoms (its collision shapes; meshes are its looks) are made to collide,
-    with a RobotWarning."""
+    floor: when it draws itself with meshes, its primitive geoms are its collision shapes and are
+    made to collide, with a RobotWarning (a model of primitives only is left as it is)."""
     geoms = [g for g in spec.geoms if g.type != mujoco.mjtGeom.mjGEOM_PLANE]
     if not geoms or any(g.contype or g.conaffinity for g in geoms):
         return
     prims = [g for g in geoms if g.type != mujoco.mjtGeom.mjGEOM_MESH]
+    if len(prims) == len(geoms):
+        return
     for g in prims:
         g.contype, g.conaffinity = 1, 1
     if prims:
