@@ -9,15 +9,18 @@ import os
 import warnings
 from pathlib import Path
 
+import mujoco
 import numpy as np
 import pytest
 
 from conftest import needs_data, needs_menagerie
 from kinemorph.cli import main
+from kinemorph.quality.proxies import link_proxies
 from kinemorph.robots import KNOWN_ROBOTS, load_robot
 from kinemorph.robots.geometry import lowest_point_all
 from kinemorph.robots.recognise import RecognitionError, recognise_model
 from kinemorph.robots.recognised import RobotWarning, require_recognition
+from kinemorph.transforms import quat_conj, quat_mul, quat_to_mat
 from robot_cases import box_stl, humanoid_xml, quadruped_xml, write
 
 ARM = """<mujoco><compiler angle="radian"/><worldbody><body name="a" pos="0 0 0">
@@ -282,3 +285,194 @@ def test_a2_dog_walk_natural_planner_on_recognised_legs() -> None:
     assert rep.limit_violations == 0 and rep.joint_jump_frames == 0
     assert rep.penetration_p95_cm <= 0.5
     assert rep.foot_slip_mean_cm_s < 2.0
+
+
+# -- what other vendors' models do (ROBOTIS OP3, Berkeley Humanoid, Apptronik Apollo, ANYmal B/C) --
+
+
+def _child(tmp_path: Path) -> Path:
+    """OP3-like: 0.5 m, 2-DoF shoulders, arm links shaped by meshes only (absent), the ankle-roll
+    link behind the ankle-pitch one, a head link off the mid-line."""
+    xml = humanoid_xml(height=0.5, prefix="c", shoulder_dofs=2, arm_shapes=False, ankle_back=0.3, head_side=0.06)
+    return write(tmp_path, "child.xml", xml)
+
+
+def test_child_robot_parts_with_meshless_arms_side_ankle_links_and_an_offset_head(tmp_path: Path) -> None:
+    robot = load_robot(_child(tmp_path))
+    rec = robot.recognition
+    pos = robot.fk(robot.rest_qpos()).positions[0]
+    m = robot.model
+    for leg in rec.legs:  # the foot is the link that carries the sole, the toe the one ahead
+        foot = robot.body_id(leg.foot)
+        assert any(m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX for g in range(m.ngeom) if m.geom_bodyid[g] == foot)
+        assert leg.toe and m.body_parentid[robot.body_id(leg.toe)] == foot
+    upper = 0.26 * 0.5 / 1.6
+    for arm in rec.arms:  # the elbow ends the upper arm although no shape shows where it points
+        gap = np.linalg.norm(pos[robot.body_id(arm.elbow)] - pos[robot.body_id(arm.bodies[0])])
+        assert gap == pytest.approx(upper, rel=0.05)
+    assert len(rec.head) == 2  # the head chain, its last link off to the side included
+
+
+def test_orientation_targets_a_limb_cannot_reach_track_position_only(tmp_path: Path) -> None:
+    from kinemorph.mapping.auto import auto_template
+
+    weights = {}
+    for name, dofs in (("three", 3), ("two", 2)):
+        robot = load_robot(write(tmp_path, f"{name}.xml", humanoid_xml(prefix=name[0], shoulder_dofs=dofs)))
+        tpl = auto_template(robot)
+        weights[dofs] = {t.source_body: t.rotation_weight for t in tpl.stage1}
+    assert weights[3]["shoulder_l"] == 100.0 and weights[3]["elbow_l"] == 10.0 and weights[3]["foot_l"] == 10.0
+    assert weights[2]["shoulder_l"] == 0.0 and weights[2]["elbow_l"] == 0.0  # 2 + 1 joints: no twist left
+    assert weights[2]["foot_l"] == 10.0 and weights[2]["pelvis"] == 10.0
+
+
+@needs_data
+def test_child_robot_walk_keeps_its_trunk_upright(tmp_path: Path) -> None:
+    """With a 3-DoF orientation target on a 2-DoF shoulder the IK turned the whole robot (ROBOTIS
+    OP3's trunk leaned 80 deg on average); now it walks as the source does."""
+    from conftest import data_path
+    from kinemorph.pipeline import RetargetJob, run_job
+
+    rep = run_job(RetargetJob(data_path("walk.bvh"), load_robot(_child(tmp_path)))).report
+    assert rep is not None
+    assert rep.trunk_tilt_mean_deg < 12.0 and rep.limit_violations == 0 and rep.joint_jump_frames == 0
+    assert rep.penetration_p95_cm <= 0.5
+
+
+def test_legs_only_robot_gets_landmarks_on_its_trunk(tmp_path: Path) -> None:
+    robot = load_robot(write(tmp_path, "legs.xml", humanoid_xml(prefix="b", arms=False)))
+    rec = robot.recognition
+    assert rec.arms == () and rec.torso == rec.pelvis and len(rec.trunk_sides) == 2
+    assert len(robot.landmarks) == 14
+    left, right = rec.trunk_sides
+    assert left[1] > 0 > right[1] and left[2] > 0.3  # the trunk's top corners, left is +y
+
+
+@needs_data
+def test_legs_only_robot_walk_holds_its_feet(tmp_path: Path) -> None:
+    """Without landmarks the clean-up found no contacts on a legs-only robot and held nothing."""
+    from conftest import data_path
+    from kinemorph.pipeline import RetargetJob, run_job
+
+    done = run_job(RetargetJob(data_path("walk.bvh"), load_robot(write(tmp_path, "l.xml", humanoid_xml(arms=False)))))
+    assert done.result.info["cleanup"]["contact_points"] > 0
+    assert done.report is not None and done.report.contact_slip_cm_s < 2.0
+
+
+def _with_standing_key(path: Path, pitch: float) -> Path:
+    """The model with a keyframe 'stand' whose ankle-pitch joints undo a foot pitch."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rec = load_robot(path).recognition
+    spec = mujoco.MjSpec.from_file(str(path))
+    model = spec.compile()
+    q = model.qpos0.copy()
+    for leg in rec.legs:
+        ankle = model.body(leg.foot).parentid[0]
+        q[model.jnt_qposadr[model.body_jntadr[ankle]]] = -pitch
+    spec.add_key(name="stand", qpos=q)
+    out = path.with_name(path.stem + "_key.xml")
+    out.write_text(spec.to_xml(), encoding="utf-8")
+    return out
+
+
+def test_feet_level_only_in_a_keyframe_get_level_sole_offsets(tmp_path: Path) -> None:
+    """Berkeley Humanoid's soles are pitched 10 deg at the zero pose (where calibration measures
+    offsets) and level in its crouched keyframe: the foot targets ask for the level sole."""
+    from kinemorph.mapping.auto import auto_template, level_feet
+    from kinemorph.transforms import quat_rotate
+
+    pitch = np.radians(10.0)
+    robot = load_robot(_with_standing_key(write(tmp_path, "p.xml", humanoid_xml(foot_pitch=pitch)), pitch))
+    tpl = auto_template(robot)
+    out = level_feet(tpl, robot)
+    q0 = robot.model.qpos0.copy()
+    q0[3:7] = [1.0, 0.0, 0.0, 0.0]
+    zero, rest = robot.fk(q0), robot.fk(robot.rest_qpos())
+    for before, after in zip(tpl.stage1, out.stage1):
+        if before.robot_body not in robot.feet:
+            assert np.allclose(before.rotation_offset, after.rotation_offset)
+            continue
+        b = robot.body_id(before.robot_body)
+        up_in_foot = quat_rotate(quat_conj(rest.rotations[0, b]), np.array([0.0, 0.0, 1.0]))
+        target = quat_mul(zero.rotations[0, b], after.rotation_offset)  # the target at calibration
+        assert quat_rotate(target, up_in_foot)[2] == pytest.approx(1.0, abs=1e-6)
+    level = load_robot(write(tmp_path, "lv.xml", humanoid_xml()))
+    same = level_feet(auto_template(level), level)
+    assert all(np.allclose(a.rotation_offset, [1, 0, 0, 0]) for a in same.stage1)
+
+
+def test_sole_points_follow_the_feet_up_direction_whatever_their_frame(tmp_path: Path) -> None:
+    """A foot frame whose z runs along the foot: heel and toe points still lie on the sole."""
+    from kinemorph.retarget.cleanup.schedule import _point_sets
+
+    robot = load_robot(write(tmp_path, "zf.xml", humanoid_xml(foot_frame_z_forward=True)))
+    prox = link_proxies(robot)
+    pose = robot.fk(robot.rest_qpos())
+    for foot in robot.feet:
+        b = robot.body_id(foot)
+        rot = quat_to_mat(pose.rotations[0, b])
+        heel, _, toe, _ = _point_sets(robot, prox, b, rot.T @ np.array([1.0, 0.0, 0.0]))
+        world = [pose.positions[0, b] + (rot @ p.T).T for p in (heel, toe)]
+        assert np.allclose(np.concatenate(world)[:, 2], 0.0, atol=0.004)  # on the floor at rest
+        assert world[1][:, 0].mean() - world[0][:, 0].mean() > 0.1  # toe points ahead of the heel's
+
+
+def test_geoms_that_never_collide_beside_meshes_give_primitive_collision_shapes(tmp_path: Path) -> None:
+    """Apptronik Apollo: every geom has contype = conaffinity = 0 (contacts left to a scene's
+    pairs); its primitives are its collision shapes, so its soles are found."""
+    robot = load_robot(write(tmp_path, "nc.xml", humanoid_xml(collide=False)))
+    rec = robot.recognition
+    assert [leg.sole_height for leg in rec.legs] == [pytest.approx(0.07, abs=1e-3)] * 2
+    assert any("no geom collides" in w for w in rec.warnings)
+    assert abs(lowest_point_all(robot, robot.rest_qpos())[0]) < 1e-6
+
+
+def test_missing_texture_images_load_and_excluded_pairs_are_not_kept_apart(tmp_path: Path) -> None:
+    """ANYmal C: a texture whose image file is absent made the model fail to load (and its link
+    proxies fall back to pairs the file excludes, between trunk and thighs)."""
+    path = write(tmp_path, "tex.xml", quadruped_xml(texture=True, exclude=True))
+    robot = load_robot(path)
+    assert robot.family == "quadruped"
+    prox = link_proxies(robot)
+    trunk = robot.body_id(robot.root_body)
+    thighs = {robot.body_id(t) for t, _ in robot.legs}
+    pair_bodies = {frozenset((int(prox.body[i]), int(prox.body[j]))) for i, j in prox.pairs}
+    assert not any(frozenset((trunk, t)) in pair_bodies for t in thighs)
+    assert main(["robots", "--describe", str(path)]) == 0
+
+
+def test_box_corners_are_checked_against_the_floor(tmp_path: Path) -> None:
+    """ANYmal B's shank boxes: their corners reach past the capsule around them; the floor points
+    cover the box's true lowest point at any tilt."""
+    from kinemorph.quality.proxies import clip_lowest
+    from kinemorph.robots.geometry import geom_lowest_z
+
+    robot = load_robot(write(tmp_path, "box.xml", quadruped_xml(box_shanks=True)))
+    m = robot.model
+    boxes = np.array(
+        [g for g in range(m.ngeom) if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX and m.geom_bodyid[g] > 1]
+    )
+    q = np.tile(robot.rest_qpos(), (12, 1))
+    q[:, 3:7] = [[np.cos(a / 2), 0.0, np.sin(a / 2), 0.0] for a in np.linspace(0.0, 1.2, 12)]  # pitched
+    prox = link_proxies(robot)
+    low = clip_lowest(robot, prox, q)
+    for g in boxes:  # the box's own proxies (its capsule and its corner points)
+        label = f"{robot.body_names[m.geom_bodyid[g]]}/{m.geom(g).name}"
+        mine = [i for i, name in enumerate(prox.names) if name == label or name.startswith(label + ":")]
+        true = geom_lowest_z(robot, q, np.array([g]))[:, 0]
+        assert len(mine) > 1 and np.all(low[:, mine].min(axis=1) <= true + 1e-3)
+
+
+def test_the_root_keeps_up_with_an_engine_faster_than_the_root_speed_cap(tmp_path: Path) -> None:
+    """A large quadruped's run moves its root faster than max_root_speed (4 m/s): the clean-up
+    follows the engine instead of lagging behind it (ANYmal C's feet were dragged)."""
+    from kinemorph.retarget.cleanup import CleanupConfig, cleanup
+    from kinemorph.robots.robot_motion import RobotMotion
+
+    robot = load_robot(write(tmp_path, "fast.xml", quadruped_xml()))
+    fps, frames = 30.0, 30
+    q = np.tile(robot.rest_qpos(), (frames, 1))
+    q[:, 0] = 6.0 * np.arange(frames) / fps  # [m] at 6 m/s
+    out = cleanup(RobotMotion.from_qpos(robot.name, fps, q, robot.dof_names), robot, None, config=CleanupConfig())
+    assert np.abs(out.root_pos[:, 0] - q[:, 0]).max() < 0.01

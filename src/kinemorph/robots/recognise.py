@@ -356,10 +356,14 @@ def _upper_body(
 
 
 def _armless(tree: _Tree, rec: Recognition, pelvis: int, legs: set[int]) -> Recognition:
-    """``rec`` with the pelvis as torso, the neck at the top of the trunk's collision geometry (the
-    pelvis and the bodies above it that are not legs) and its top corners as trunk_sides."""
+    """``rec`` with the pelvis as torso, the neck at the top of the trunk's geometry (the pelvis and
+    the bodies above it that are not legs; collision geoms, else any) and its top corners as
+    trunk_sides."""
     trunk = [b for b in tree.subtree(pelvis) if b not in legs]
     gs = [g for b in trunk for g in tree.geoms[b]]
+    if not gs:
+        m = tree.m
+        gs = [g for g in range(m.ngeom) if m.geom_bodyid[g] in trunk and m.geom_type[g] != mujoco.mjtGeom.mjGEOM_PLANE]
     centre = tree.pos[pelvis].copy()
     if not gs:
         return replace(rec, torso=tree.names[pelvis], trunk_sides=(tree.local(pelvis, centre),) * 2)
