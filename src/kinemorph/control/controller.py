@@ -19,7 +19,7 @@ import mujoco
 import numpy as np
 
 from ..errors import ConfigError
-from ..gait.footsteps import Pose2
+from ..gait.footsteps import Pose2, min_separation, wrap_angle
 from ..gait.phase import PhaseMap
 from ..gait.planner import Planner
 from ..gait.robot_table import RobotGait
@@ -27,9 +27,10 @@ from ..gait.style import Style
 from ..robots.robot import Robot
 from ..sim.model import TorqueModel
 from .feedback import FeedbackConfig, FeedbackState, GaitFeedback
+from .gate import GateConfig, capture_out, gate_kappa
 from .mpc import MpcConfig, MpcPlan, solve_mpc
-from .preview import SupportPhase, preview
-from .support import contact_points, support_polygon
+from .preview import SupportPhase, _to_next_event, preview
+from .support import clamp_width, contact_points, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
 from .touchdown import TouchdownWatch
 from .wbc import WbcConfig, WbcOutput, WbcTargets, WholeBody
@@ -59,6 +60,7 @@ class ControlConfig:
             foot, pressed down by ``late_descent`` below its reference [m], while the gait runs at
             most at ``late_kappa`` times real time (touchdown.py); off: the plan's clock decides.
         mpc, wbc, feedback: the parts' settings.
+        gate: the lift-off gate (gate.py): no lift-off while the capture point is behind the leading foot.
     """
 
     plan_rate: float = 125.0
@@ -75,6 +77,7 @@ class ControlConfig:
     mpc: MpcConfig = field(default_factory=MpcConfig)
     wbc: WbcConfig = field(default_factory=WbcConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    gate: GateConfig = field(default_factory=GateConfig)
 
     def __post_init__(self) -> None:
         ratio = self.control_rate / self.plan_rate
@@ -184,16 +187,33 @@ class GaitController:
         return out
 
     def _phases(self, command: tuple[float, float, float], step: np.ndarray, delay: float) -> list[SupportPhase]:
+        """The preview's support phases with the step adjustment on the footholds still to come; a
+        moved foothold keeps the feet apart and within reach of the foot it lands beside
+        (support.clamp_width, as the frame maker does for the swinging foot)."""
         phases = preview(self.planner, self.maker.offset, command, self.cfg.mpc.preview, self._standing,
                          self.maker.max_width)  # fmt: skip
-        out = []
+        out: list[SupportPhase] = []
+        raw_prev: list[Pose2 | None] = [None, None]
+        moved_prev: list[Pose2 | None] = [None, None]
+        body = self.rg.body
         for i, ph in enumerate(phases):
-            moved = tuple(
-                (ph.feet[f][0] + step[0], ph.feet[f][1] + step[1], ph.feet[f][2]) if ph.landed[f] else ph.feet[f]
-                for f in range(2)
-            )
+            feet = list(ph.feet)
+            for f in range(2):
+                if not ph.landed[f]:
+                    continue
+                if raw_prev[f] == ph.feet[f] and moved_prev[f] is not None:
+                    feet[f] = moved_prev[f]
+                    continue
+                x, y, yaw = ph.feet[f][0] + step[0], ph.feet[f][1] + step[1], ph.feet[f][2]
+                other = feet[1 - f] if ph.contacts[1 - f] else None
+                if other is not None:
+                    need = min_separation(body, wrap_angle(yaw - other[2]))
+                    x, y = clamp_width((x, y), other, 1 if f == 0 else -1, self.maker.max_width, need)
+                feet[f] = (x, y, yaw)
+            for f in range(2):
+                raw_prev[f], moved_prev[f] = ph.feet[f], feet[f]
             start = 0.0 if i == 0 else ph.start + delay
-            out.append(SupportPhase(start, ph.end + delay, moved, ph.contacts, ph.landed))  # type: ignore[arg-type]
+            out.append(SupportPhase(start, ph.end + delay, tuple(feet), ph.contacts, ph.landed))  # type: ignore[arg-type]
         return out
 
     def plan_tick(self, d: mujoco.MjData, command: np.ndarray) -> PlanTick:
@@ -218,6 +238,9 @@ class GaitController:
             fb = self.feedback.update(e, ed, axis, duration, single, self._to_touchdown(self.phases))
             if late.any() and fb.kappa > self.cfg.late_kappa:
                 fb = dataclasses.replace(fb, kappa=self.cfg.late_kappa, time_engaged=True)
+            cap = self._gate(meas, timing)
+            if fb.kappa > cap:
+                fb = dataclasses.replace(fb, kappa=cap, time_engaged=True)
         yaw = self.next.yaw
         c, s = math.cos(yaw), math.sin(yaw)
         dv = fb.velocity
@@ -273,6 +296,21 @@ class GaitController:
         if phase < 0.6:
             return rtd - rlo
         return cycle - rtd
+
+    def _gate(self, meas: np.ndarray, timing: np.ndarray) -> float:
+        """The lift-off gate's cap on kappa (1 outside the second part of a double support)."""
+        g = self.cfg.gate
+        phase = self.planner.phase
+        if not g.enabled or not all(self.planner.contacts) or self._standing is None:
+            return 1.0
+        lead = 0 if phase < 0.5 else 1
+        duration = self._phase_duration(phase, timing)
+        left = _to_next_event(phase, timing)
+        if left > (1.0 - g.from_share) * duration or self._standing[0] is None or self._standing[1] is None:
+            return 1.0
+        cp = meas[:, 0] + meas[:, 1] / self.feedback.omega  # type: ignore[union-attr]
+        out = capture_out(cp, self._standing[lead], self._standing[1 - lead], self.rg.body, g)  # type: ignore[arg-type]
+        return gate_kappa(out, g)
 
     @staticmethod
     def _to_touchdown(phases: list[SupportPhase]) -> float:

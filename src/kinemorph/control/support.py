@@ -124,14 +124,17 @@ def _rectangle(pose: Pose2, body: GaitBody, margin: float) -> Polygon:
     return Polygon(A, b, centre)
 
 
-def clamp_width(swing: tuple[float, float], stance: Pose2, side: int, max_width: float) -> tuple[float, float]:
+def clamp_width(
+    swing: tuple[float, float], stance: Pose2, side: int, max_width: float, min_width: float = -math.inf
+) -> tuple[float, float]:
     """A swing foot's planar position (x, y) [m] on ``side`` (+1 left, -1 right) of the standing foot,
-    pulled in so that it lies at most ``max_width`` sideways of it in the standing foot's frame
-    (how far a leg reaches sideways while the pelvis is over the other foot)."""
+    moved sideways in the standing foot's frame so that it lies at least ``min_width`` (feet do not
+    cross or overlap when the step adjustment moves a foothold inwards) and at most ``max_width``
+    (how far a leg reaches sideways while the pelvis is over the other foot) to that side of it."""
     c, s = math.cos(stance[2]), math.sin(stance[2])
     dx, dy = swing[0] - stance[0], swing[1] - stance[1]
     lx, ly = c * dx + s * dy, -s * dx + c * dy
-    if side * ly <= max_width:
+    if min_width <= side * ly <= max_width:
         return swing
-    ly = side * max_width
+    ly = side * min(max(side * ly, min_width), max_width)
     return stance[0] + c * lx - s * ly, stance[1] + s * lx + c * ly

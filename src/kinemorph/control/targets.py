@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from ..gait.footsteps import min_separation, wrap_angle
 from ..gait.kinematic import upper_joint_values
 from ..gait.robot_table import RobotGait
 from ..gait.sampler import f_soft
@@ -92,14 +93,19 @@ class FrameMaker:
             pos[f] += ref.foot_pos[0, f]
             mujoco.mju_mulQuat(quat[f], ref.foot_rot[0, f], iq)
         pos[:, :2] += self.offset
-        if contacts[0] != contacts[1] and np.isfinite(self.max_width):  # single support: limit the reach
+        if contacts[0] != contacts[1]:  # single support: limit the reach, keep the feet apart
             f = 0 if not contacts[0] else 1
             o = 1 - f
             sole = ref.foot_pos[0, :, :2] + self.offset
             w, x, y, z = ref.foot_rot[0, o]
             stance = (float(sole[o, 0]), float(sole[o, 1]), math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
-            moved = clamp_width((float(sole[f, 0]), float(sole[f, 1])), stance, 1 if f == 0 else -1, self.max_width)
-            pos[f, :2] += np.array(moved) - sole[f]
+            w, x, y, z = ref.foot_rot[0, f]
+            dyaw = wrap_angle(math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)) - stance[2])
+            moved = clamp_width((float(sole[f, 0]), float(sole[f, 1])), stance, 1 if f == 0 else -1, self.max_width,
+                                min_separation(self.rg.body, dyaw))  # fmt: skip
+            shift = np.array(moved) - sole[f]
+            pos[f, :2] += shift
+            self.offset[f] += shift  # the foot keeps the moved foothold when it lands (and lifts off from it)
         joints = self.posture.copy()
         joints[self.rg.joints] = upper_joint_values(ref, self.robot, self.rg)[0]
         w, x, y, z = ref.pelvis_rot[0]

@@ -1,0 +1,69 @@
+"""The lift-off gate: a trailing foot does not lift off while the robot's capture point is still
+behind the foot that will carry it.
+
+A form of the gait feedback's time scaling (feedback.py), from the measured state rather than the
+tracking error: in the second half of a double support, the capture point xi = c + c' / w (CoM c,
+pendulum frequency w) is compared with the leading foot's sole, in that foot's frame. Past the sole
+edge that faces the trailing foot (the heel when walking forward, the toe backward) by ``out_x``,
+or more than ``lateral`` beyond its inner side edge (by ``out_y``), the single support to come
+could not hold the CoM over the foot (the capture point would leave the sole behind it), so the
+gait is slowed: kappa <= max(floor, exp(-gain (out_x + out_y))). The double support lasts until
+the CoM has come onto the leading foot, or the floor lets the step go on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..gait.footsteps import GaitBody, Pose2
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Settings of the lift-off gate.
+
+    Attributes:
+        enabled: apply the gate.
+        gain: slow-down per metre the capture point is out [1/m].
+        floor: least time-scaling rate the gate sets (> 0: the gait never stops).
+        margin: inward margin of the sole edge the capture point must reach [m].
+        lateral: how far past the inner side edge the capture point may be at lift-off [m]
+            (the CoM sways onto the standing foot during the single support).
+        from_share: the gate acts once this share of the double support has passed.
+    """
+
+    enabled: bool = True
+    gain: float = 40.0
+    floor: float = 0.1
+    margin: float = 0.01
+    lateral: float = 0.08
+    from_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 0 < self.floor <= 1:
+            raise ConfigError(f"GateConfig.floor must be in (0, 1], got {self.floor}")
+        if not 0 <= self.from_share < 1:
+            raise ConfigError(f"GateConfig.from_share must be in [0, 1), got {self.from_share}")
+
+
+def capture_out(cp: np.ndarray, lead: Pose2, trail: Pose2, body: GaitBody, cfg: GateConfig) -> float:
+    """How far [m] the capture point cp (2,) lies behind the leading foot's sole towards the
+    trailing foot (0 when over it): sagittal distance past the facing edge plus lateral distance
+    past the inner side edge beyond ``cfg.lateral``."""
+    c, s = math.cos(lead[2]), math.sin(lead[2])
+    dx, dy = float(cp[0]) - lead[0], float(cp[1]) - lead[1]
+    x, y = c * dx + s * dy, -s * dx + c * dy
+    tx, ty = c * (trail[0] - lead[0]) + s * (trail[1] - lead[1]), -s * (trail[0] - lead[0]) + c * (trail[1] - lead[1])
+    out_x = max(0.0, body.heel + cfg.margin - x) if tx < 0 else max(0.0, x - (body.toe - cfg.margin))
+    side = 1.0 if ty > 0 else -1.0
+    out_y = max(0.0, side * y - (body.half_width + cfg.lateral))
+    return out_x + out_y
+
+
+def gate_kappa(out: float, cfg: GateConfig) -> float:
+    """The largest time-scaling rate the gate allows for a capture point ``out`` metres out."""
+    return max(cfg.floor, math.exp(-cfg.gain * out))
