@@ -50,6 +50,7 @@ def humanoid_xml(
     collide: bool = True,
     foot_frame_z_forward: bool = False,
     foot_pitch: float = 0.0,
+    foot_mesh: bool = False,
 ) -> str:
     """A humanoid of about ``height`` metres standing at its zero pose (arms down, legs straight);
     hip_width: lateral offset of each leg [m] at 1.6 m; fingers: three finger chains on each hand
@@ -61,7 +62,8 @@ def humanoid_xml(
     contype = conaffinity = 0 on every geom and draws the trunk with a mesh (file absent);
     foot_frame_z_forward: the ankle-roll link's frame has its z axis along the foot; foot_pitch:
     the ankle-roll link (and its sole) pitched by this much at the zero pose [rad] (a robot whose
-    feet are level only in a standing keyframe)."""
+    feet are level only in a standing keyframe); foot_mesh: the sole is a collision mesh whose file is
+    absent (Fourier N1), the ankle-roll link's inertia that of the sole box it replaces."""
     s = height / 1.6
     n = _Names(prefix)
     thigh, shank, ankle, pelvis_w = 0.38 * s, 0.38 * s, 0.07 * s, hip_width * s
@@ -76,6 +78,16 @@ def humanoid_xml(
     roll_axis = "0 0 1" if foot_frame_z_forward else "1 0 0"
     if foot_pitch:
         turn = f'quat="{math.cos(foot_pitch / 2):.7f} 0 {math.sin(foot_pitch / 2):.7f} 0"'
+
+    half = (0.09 * s, 0.045 * s, 0.015 * s)
+    at = f"{0.03 * s + back:.4f} 0 {-ankle + 0.015 * s:.4f}"
+    box_i = [0.5 * (half[(k + 1) % 3] ** 2 + half[(k + 2) % 3] ** 2) / 3 for k in range(3)]  # m (b^2 + c^2) / 12
+    sole_inertia = f'<inertial pos="{at}" mass="0.5" diaginertia="{box_i[0]:.3e} {box_i[1]:.3e} {box_i[2]:.3e}"/>'
+    sole = (
+        '<geom type="mesh" mesh="sole"/>'
+        if foot_mesh
+        else f'<geom type="box" size="{half[0]:.4f} {half[1]:.4f} {half[2]:.4f}" pos="{at}"/>'
+    )
 
     def leg(side: float) -> str:
         toe = (
@@ -98,10 +110,10 @@ def humanoid_xml(
               <geom type="capsule" fromto="0 0 0 0 0 {-shank:.4f}" size="{0.04 * s:.4f}" contype="0" conaffinity="0"/>
               <body name="{n()}" pos="0 0 {-shank:.4f}">{_inertial(0.3)}
                 <joint name="{n()}" axis="0 1 0" range="-0.8 0.6"/>
-                <body name="{n()}" pos="{-back:.4f} 0 0" {turn}>{_inertial(0.5)}
+                <body name="{n()}" pos="{-back:.4f} 0 0" {turn}>{sole_inertia if foot_mesh else _inertial(0.5)}
                   <joint name="{n()}" axis="{roll_axis}" range="-0.4 0.4"/>
                   <frame {unturn}>
-                  <geom type="box" size="{0.09 * s:.4f} {0.045 * s:.4f} {0.015 * s:.4f}" pos="{0.03 * s + back:.4f} 0 {-ankle + 0.015 * s:.4f}"/>
+                  {sole}
                   {toe}
                   </frame>
                 </body>
@@ -179,7 +191,13 @@ def humanoid_xml(
     </body>"""
     if not collide:  # every geom that collided now does not
         body = re.sub(r"<geom (?![^>]*contype)", '<geom contype="0" conaffinity="0" ', body)
-    asset = '<asset><mesh name="look" file="absent_look.stl"/></asset>' if (not collide or not arm_shapes) else ""
+    asset = "".join(
+        [
+            '<mesh name="look" file="absent_look.stl"/>' if (not collide or not arm_shapes) else "",
+            '<mesh name="sole" file="absent_sole.stl"/>' if foot_mesh else "",
+        ]
+    )
+    asset = f"<asset>{asset}</asset>" if asset else ""
     return f"""<mujoco model="synthetic_humanoid">
   <compiler angle="radian"/>
   {asset}

@@ -476,3 +476,17 @@ def test_the_root_keeps_up_with_an_engine_faster_than_the_root_speed_cap(tmp_pat
     q[:, 0] = 6.0 * np.arange(frames) / fps  # [m] at 6 m/s
     out = cleanup(RobotMotion.from_qpos(robot.name, fps, q, robot.dof_names), robot, None, config=CleanupConfig())
     assert np.abs(out.root_pos[:, 0] - q[:, 0]).max() < 0.01
+
+
+def test_a_foot_whose_mesh_file_is_absent_stands_on_the_box_of_its_inertia(tmp_path: Path) -> None:
+    """Fourier N1's soles are collision meshes: without the files the robot stood on its ankles."""
+    plain = load_robot(write(tmp_path, "box.xml", humanoid_xml(prefix="n", toes=False))).recognition
+    with pytest.warns(RobotWarning, match="mesh files cannot be read"):
+        robot = load_robot(write(tmp_path, "mesh.xml", humanoid_xml(prefix="n", toes=False, foot_mesh=True)))
+    rec = robot.recognition
+    assert any("stands on its inertia's box" in w for w in rec.warnings)
+    for leg, ref in zip(rec.legs, plain.legs):
+        assert leg.sole_height == pytest.approx(ref.sole_height, abs=1e-3)
+        assert leg.toe_offset[0] == pytest.approx(ref.toe_offset[0], abs=2e-3)
+    mass = robot.model.body_mass[robot.body_id(rec.legs[0].foot)]
+    assert mass == pytest.approx(0.5)  # the added box has no mass of its own

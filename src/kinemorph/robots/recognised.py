@@ -101,12 +101,30 @@ def load_recognised(path: Path, *, meshes: bool) -> Recognised:
         if text not in met:  # a compile retried without meshes warns again
             met.append(text)
     rec = recognise_model(model, where=where, floating_base=free)
+    bare = tuple(leg.foot for leg in rec.legs if leg.sole_height < 1e-3)
+    if bare:  # a foot whose shape is an absent mesh file stands on the box of its inertia
+        soles = {f: inertia_box(model, model.body(f).id) for f in bare}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RobotWarning)  # met above
+            model = _compile(path, meshes=meshes, foot_spheres=spheres or None, tips=tips or None, soles=soles)
+        rec = recognise_model(model, where=where, floating_base=free)
+        met += [f"the foot {f!r} has no shape (its mesh file is absent): it stands on its inertia's box" for f in bare]
     rec = replace(rec, warnings=(*met, *rec.warnings))
     if rec.family == "quadruped":
         rec = _quadruped_rest(model, rec)
     for w in rec.warnings:
         warnings.warn(f"{path.name}: {w}", RobotWarning, stacklevel=3)
     return Recognised(model, info_of(rec, name=path.stem), rec)
+
+
+def inertia_box(model: mujoco.MjModel, body: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The solid box with a body's mass and principal inertia (MuJoCo draws the same one):
+    (centre, quaternion wxyz, half sizes) in the body's frame [m]. A box of sides a, b, c has
+    I_x = m (b^2 + c^2) / 12, so a^2 = 6 (I_y + I_z - I_x) / m."""
+    m = max(float(model.body_mass[body]), 1e-9)
+    i = model.body_inertia[body]
+    sides = np.sqrt(np.maximum(6.0 * (i.sum() - 2.0 * i) / m, 1e-8))
+    return model.body_ipos[body].copy(), model.body_iquat[body].copy(), 0.5 * sides
 
 
 def _fresh(name: str, taken: set[str]) -> str:

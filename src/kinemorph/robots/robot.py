@@ -42,6 +42,7 @@ def _compile(
     foot_spheres: dict[str, str] | None = None,
     keep_meshes_on: frozenset[str] = frozenset(),
     tips: dict[str, tuple[str, tuple[float, float, float]]] | None = None,
+    soles: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
 ) -> mujoco.MjModel:
     """Compile an MJCF or URDF file. Without meshes, mesh geoms, textures and assets are dropped (except the
     collision meshes of the bodies in keep_meshes_on: feet whose soles are meshes): kinematics
@@ -49,13 +50,17 @@ def _compile(
     inertia came from mesh geoms loses it, so dynamics and rendering ask for meshes=True. Mesh
     files that cannot be read are dropped with a RobotWarning (kinematics kept).
     A model without a free joint gets one on its first body, so that every robot has a floating base.
-    tips: foot bodies to add without geometry, name -> (parent body, position in its frame [m])."""
+    tips: foot bodies to add without geometry, name -> (parent body, position in its frame [m]).
+    soles: box collision geoms to add (massless), body -> (position, quaternion wxyz, half sizes)
+    in the body's frame [m]: the sole of a foot whose own shape is a mesh file that is absent."""
     try:
         spec = mujoco.MjSpec.from_file(str(path))
     except Exception as exc:
         raise RobotLoadError(f"{path}: cannot parse robot model: {exc}") from None
     try:
-        return _compile_spec(spec, path, meshes=meshes, foot_spheres=foot_spheres, keep=keep_meshes_on, tips=tips)
+        return _compile_spec(
+            spec, path, meshes=meshes, foot_spheres=foot_spheres, keep=keep_meshes_on, tips=tips, soles=soles
+        )
     except _MeshFileError as exc:
         import warnings
 
@@ -66,7 +71,8 @@ def _compile(
             stacklevel=3,
         )  # fmt: skip
         spec = mujoco.MjSpec.from_file(str(path))
-        return _compile_spec(spec, path, meshes=False, foot_spheres=foot_spheres, keep=frozenset(), tips=tips)
+        kept: frozenset[str] = frozenset()
+        return _compile_spec(spec, path, meshes=False, foot_spheres=foot_spheres, keep=kept, tips=tips, soles=soles)
 
 
 class _MeshFileError(Exception):
@@ -94,6 +100,7 @@ def _resolve_package_uris(spec: mujoco.MjSpec, path: Path) -> None:
 def _compile_spec(
     spec: mujoco.MjSpec, path: Path, *, meshes: bool, foot_spheres: dict[str, str] | None, keep: frozenset[str],
     tips: dict[str, tuple[str, tuple[float, float, float]]] | None,
+    soles: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
 ) -> mujoco.MjModel:  # fmt: skip
     _resolve_package_uris(spec, path)
     _collide_primitives(spec, path)
@@ -110,6 +117,9 @@ def _compile_spec(
             if m.name not in used:
                 spec.delete(m)
         _drop_textures(spec)
+    for name, (pos, quat, half) in (soles or {}).items():
+        g = spec.body(name).add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=pos, quat=quat, group=3)
+        g.contype, g.conaffinity, g.density = 1, 1, 0.0
     for name, (parent, pos) in (tips or {}).items():
         spec.body(parent).add_body(name=name, pos=np.array(pos, dtype=float))
     if foot_spheres:
