@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/stmr_table.py --clips dog_walk.bvh dog_idle.bvh --robots unitree_go2 unitree_a1
 
-For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check) and one
-Markdown row printed: verdict, fell (at), base rms, torque saturation, residual, the output's foot
-slip and penetration (kinemorph.quality), STMR's alpha and time. Needs MENAGERIE_ROOT and
-KINEMORPH_DATA.
+For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check: STMR's
+output with its own controls, the others with the tracking replay) and one Markdown row printed:
+verdict, controller, fell (at), base rms, torque saturation, residual, slip in the replay, the
+output's foot slip, penetration and joint jumps (kinemorph.quality), STMR's rollout against its
+targets, alpha, duration and time. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ def rows(clip: Path, robot_name: str) -> list[str]:
         q = evaluate(res, robot)
         fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
         alpha = " ".join(f"{a:.2f}" for a in res.info.get("alpha", [])) or "-"
+        track = res.info.get("tracking_base_rms_m")
+        rollout = "-" if track is None else f"{100 * track:.1f}{'' if res.info.get('upright') else ' tipped'}"
         out.append(
-            f"| {robot_name} | {clip.name} | {stage} | {'feasible' if v.feasible else 'infeasible'} | {fell} | "
-            f"{100 * v.base_position_rms_m:.1f} | {100 * v.torque_saturation_fraction:.0f} | "
-            f"{100 * v.residual_force_mean_fraction:.0f} | {q.foot_slip_mean_cm_s:.2f} | {q.penetration_p95_cm:.2f} | "
-            f"{q.joint_jump_frames} | {alpha} | {res.num_frames / res.fps:.2f} | {seconds:.0f} |"
+            f"| {robot_name} | {clip.name} | {stage} | {'feasible' if v.feasible else 'infeasible'} | "
+            f"{v.controller} | {fell} | {100 * v.base_position_rms_m:.1f} | {100 * v.torque_saturation_fraction:.0f} | "
+            f"{100 * v.residual_force_mean_fraction:.0f} | {v.contact_slip_cm_s:.1f} | {q.foot_slip_mean_cm_s:.2f} | "
+            f"{q.penetration_p95_cm:.2f} | {q.joint_jump_frames} | {rollout} | {alpha} | "
+            f"{res.num_frames / res.fps:.2f} | {seconds:.0f} |"
         )
         print(out[-1], flush=True)
     return out
@@ -54,10 +58,11 @@ def main() -> None:
     ap.add_argument("--robots", nargs="+", default=["unitree_go2", "unitree_a1"])
     args = ap.parse_args()
     print(
-        "| robot | clip | stage | verdict | fell at | base rms [cm] | saturation [% steps] | residual mean [% weight] "
-        "| foot slip [cm/s] | penetration p95 [cm] | joint jumps | alpha | duration [s] | time [s] |"
+        "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | saturation [% steps] "
+        "| residual mean [% weight] | slip in sim [cm/s] | foot slip [cm/s] | penetration p95 [cm] | joint jumps "
+        "| rollout vs targets [cm] | alpha | duration [s] | time [s] |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
     for robot in args.robots:
         for clip in args.clips:

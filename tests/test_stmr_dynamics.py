@@ -15,6 +15,7 @@ from kinemorph.io import save
 from kinemorph.motion import load_motion
 from kinemorph.retarget import StmrConfig, retarget
 from kinemorph.retarget.stmr.dynamics import servo_model
+from kinemorph.retarget.stmr.engine import FLOOR_SOLIMP
 from test_quadruped import synthetic_trot
 
 QUICK = {"outer_evaluations": 1, "inner_iterations": 1, "final_iterations": 0, "verdict": False}
@@ -50,7 +51,8 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
     from the first frame gives the output motion again, with every torque within its limit."""
     c = slowed.controls
     assert c is not None and c.kind == "pd_targets"
-    sm = servo_model(go2, dt=c.dt, kp=40.0, kd=1.0)
+    cfg = StmrConfig()
+    sm = servo_model(go2, dt=c.dt, kp=40.0, kd=1.0, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP)
     m, d = sm.model, mujoco.MjData(sm.model)
     d.qpos[:] = slowed.qpos[0]
     per_frame = round(1.0 / (slowed.fps * c.dt))

@@ -4,7 +4,8 @@ Keys: ``fps`` (scalar [1/s], int when integral), ``root_pos`` (T, 3) [m], ``root
 quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode; when the
 motion carries a contact mask, also ``contacts`` (T, F) bool and ``contact_names`` (F,) (the foot
 bodies), when it carries controls (the STMR engine) ``controls`` (K, nu), ``gains``
-(K, nu, 2 nv), ``control_dt``, ``control_kind``, ``control_names``, ``control_kp``, ``control_kd``,
+(K, nu, 2 nv), ``control_dt``, ``control_kind``, ``control_names``, ``control_kp``, ``control_kd`` (and
+``control_states`` (K + 1, nq + nv) when known),
 and ``kinemorph_meta`` (the export's metadata as a JSON string, see _meta.py). GMR's own
 output files have exactly the first five keys and read as they are; GMR's readers ignore the others.
 """
@@ -53,6 +54,8 @@ def write(
             control_names=np.asarray(c.names, dtype=np.str_), control_kp=np.asarray(c.kp, dtype=np.float64),
             control_kd=np.asarray(c.kd, dtype=np.float64),
         )  # fmt: skip
+        if c.states is not None:
+            arrays["control_states"] = np.asarray(c.states, dtype=np.float64)
     if meta is not None:
         arrays[META_KEY] = np.asarray(meta.to_json(), dtype=np.str_)
 
@@ -116,6 +119,7 @@ def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> Rob
             values=np.asarray(data["controls"], dtype=np.float64), gains=np.asarray(data["gains"], dtype=np.float64),
             names=tuple(str(s) for s in np.atleast_1d(data["control_names"])),
             kp=np.asarray(data["control_kp"], dtype=np.float64), kd=np.asarray(data["control_kd"], dtype=np.float64),
+            states=np.asarray(data["control_states"], dtype=np.float64) if "control_states" in data else None,
         )  # fmt: skip
     except (TypeError, ValueError) as exc:
         raise MotionFileError(path, f"unreadable controls: {exc}") from None
@@ -124,4 +128,7 @@ def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> Rob
         raise MotionFileError(
             path, f"controls {controls.values.shape} and gains {controls.gains.shape} do not fit {nu} control names"
         )
+    k = controls.values.shape[0]
+    if controls.states is not None and (controls.states.ndim != 2 or controls.states.shape[0] != k + 1):
+        raise MotionFileError(path, f"control_states {controls.states.shape} do not fit {k} control steps")
     return replace(motion, controls=controls)

@@ -36,6 +36,8 @@ class Controls:
         names: joint driven by each control. Shape: (nu,).
         kp: servo stiffness per control [N m / rad]. Shape: (nu,).
         kd: servo damping per control [N m s / rad]. Shape: (nu,).
+        states: the state the gains act around at the start of each control step and after the
+            last, [qpos (nq), qvel (nv)] (None: unknown). Shape: (K + 1, nq + nv).
     """
 
     kind: str
@@ -45,6 +47,7 @@ class Controls:
     names: tuple[str, ...]
     kp: np.ndarray
     kd: np.ndarray
+    states: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ target u_k for every servo and time-varying feedback gains K_k on the tangent st
 
     tau = clip(kp (u - q) - kd v, -limit, limit),    u = clip(u_k + K_k dx, joint range)
 
-where dx = [mj_differentiatePos(q_ref, q), v - v_ref] is the error against the motion itself at
-the start of the control step (q_ref interpolated from its frames, v_ref by central differences
-of them), held for the control step (zero-order hold, as the controller was designed). The
+where dx = [mj_differentiatePos(q_ref, q), v - v_ref] is the error against the state the gains
+were designed around at the start of the control step (``Controls.states``; without them the
+motion itself, q_ref interpolated from its frames and v_ref by central differences of them),
+held for the control step (zero-order hold, as the controller was designed). The
 physics runs at the check's own timestep (1 kHz by default), not the control step the controls
 were optimised with, and the feedback gains absorb the difference; nothing else acts on the
 robot (no balance feedback, no assist, no inverse-dynamics feedforward). Torque saturation is
@@ -82,6 +83,8 @@ def check_controls(tm: TorqueModel, motion: RobotMotion, c: Controls) -> np.ndar
             f"{where} span {span:.3f} s ({k} steps of {c.dt:g} s); the motion lasts {length:.3f} s "
             "(they must cover it, and end within one frame of its end)"
         )
+    if c.states is not None and c.states.shape != (k + 1, m.nq + nv):
+        raise KinemorphError(f"{where}' states have shape {c.states.shape}; expected ({k + 1}, {m.nq + nv})")
     if not (np.isfinite(c.values).all() and np.isfinite(c.gains).all()):
         raise KinemorphError(f"{where} hold NaN or infinite values")
     return np.array([names.index(n) for n in c.names], dtype=np.int64)
@@ -118,9 +121,12 @@ def replay_controls(
     hi = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 1], np.inf)
     qadr = m.jnt_qposadr[jnt]
     vadr = tm.act_dof
-    qref, vref = control_reference(m, motion, c)
+    if c.states is not None:
+        qref, vref = c.states[:-1, : m.nq], c.states[:-1, m.nq :]
+    else:
+        qref, vref = control_reference(m, motion, c)
     d = mujoco.MjData(m)
-    d.qpos[:], d.qvel[:] = motion.qpos[0], vref[0]
+    d.qpos[:], d.qvel[:] = (qref[0], vref[0]) if c.states is not None else (motion.qpos[0], vref[0])
     mujoco.mj_forward(m, d)
     n_frames, steps_k = motion.num_frames, c.values.shape[0]
     out_q = np.zeros((n_frames, m.nq))

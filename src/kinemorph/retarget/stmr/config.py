@@ -33,7 +33,11 @@ class StmrConfig(IkSettings):
         alpha_max: largest temporal scale of a segment (2: twice as slow).
         segments: temporal segments S (cut at contact changes); 0 picks up to ``max_segments``.
         max_segments: segments when ``segments`` is 0.
-        control_dt: control (and physics) step of the temporal stage [s].
+        control_dt: control (and physics) step of the temporal stage [s] (rounded so that a
+            whole number of steps fits a source frame).
+        floor_margin: the temporal stage's floor pushes back from this height above z = 0 on
+            [m]: MuJoCo's soft contact lets a loaded foot sink a few millimetres, which this
+            keeps above the floor's surface (the output's feet do not go into the floor).
         outer_evaluations: inner solves of the outer loop (CMA-ES over alpha) at most.
         outer_population: CMA-ES population per generation.
         outer_sigma: CMA-ES initial step on log(alpha).
@@ -48,10 +52,14 @@ class StmrConfig(IkSettings):
         joint_track_weight: iLQR weight on joint angle error [1/rad^2].
         velocity_weight: iLQR weight on velocity error [s^2/m^2].
         effort_weight: iLQR weight on the PD target's distance from the reference joint angle.
+        foot_track_weight: iLQR weight on a planted foot's distance from its target [1/m^2].
+        foot_velocity_weight: iLQR weight on a planted foot's speed (slip) [s^2/m^2].
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
         seed: seed of the outer optimiser.
         verdict: replay the output in kinemorph.sim and keep the verdict in info["sim_verdict"].
+        outer_verdict: the outer loop scores every candidate by the verdict's criteria too (the
+            replay of its output with its own controls: fell, base error, slip, saturation).
     """
 
     stages: str = "both"
@@ -70,7 +78,8 @@ class StmrConfig(IkSettings):
     alpha_max: float = 2.0
     segments: int = 0
     max_segments: int = 4
-    control_dt: float = 0.01
+    control_dt: float = 0.0055
+    floor_margin: float = 0.0
     outer_evaluations: int = 12
     outer_population: int = 4
     outer_sigma: float = 0.3
@@ -85,9 +94,12 @@ class StmrConfig(IkSettings):
     joint_track_weight: float = 20.0
     velocity_weight: float = 1.0
     effort_weight: float = 10.0
+    foot_track_weight: float = 2000.0
+    foot_velocity_weight: float = 50.0
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
+    outer_verdict: bool = True
     damping: float = 0.5
     lm_damping: float = 0.01
     tolerance: float = 1e-3
@@ -116,7 +128,8 @@ class StmrConfig(IkSettings):
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in (
             "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
-            "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight",
+            "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight", "foot_track_weight",
+            "foot_velocity_weight",
         ):  # fmt: skip
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
@@ -124,5 +137,7 @@ class StmrConfig(IkSettings):
             raise ConfigError("need 0 <= swing_lift <= swing_clearance")
         if not (self.window_s > 0 and 0 < self.commit_s <= self.window_s and self.outer_sigma > 0):
             raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
+        if not 0 <= self.floor_margin <= 0.02:
+            raise ConfigError(f"floor_margin must be in [0, 0.02] m, got {self.floor_margin}")
         if self.servo_kp < 0 or self.servo_kd < 0:
             raise ConfigError("servo_kp and servo_kd must be >= 0")

@@ -54,10 +54,13 @@ class ServoModel:
 
 
 def servo_model(
-    robot: Robot, *, dt: float, friction: float = 0.8, kp: float = 0.0, kd: float = 0.0, gains: Gains | None = None
+    robot: Robot, *, dt: float, friction: float = 0.8, kp: float = 0.0, kd: float = 0.0, gains: Gains | None = None,
+    floor_margin: float = 0.0, floor_solimp: tuple[float, float] | None = None,
 ) -> ServoModel:
     """``robot`` as PD servos stepped every ``dt`` [s] (see the module docstring). kp [N m / rad] and
-    kd [N m s / rad] > 0 set every servo's gains; 0 takes the replay's gains (sim.gains)."""
+    kd [N m s / rad] > 0 set every servo's gains; 0 takes the replay's gains (sim.gains).
+    floor_margin [m]: the floor's contact layer starts this far above z = 0; floor_solimp: its
+    impedance (d0, d_width) when given (MuJoCo's solimp), else MuJoCo's default."""
     tm = build_torque_model(robot, timestep=min(dt, 0.005), friction=friction)
     jg = pd_gains(tm, robot.rest_qpos(), gains or Gains())
     if kp > 0:
@@ -67,6 +70,11 @@ def servo_model(
     m = tm.model  # the sim copy is ours: build_torque_model compiles a new one each call
     m.opt.timestep = dt
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    fl = tm.floor_geom
+    m.geom_margin[fl] = floor_margin
+    if floor_solimp is not None:
+        m.geom_solimp[fl, :2] = floor_solimp
+        m.geom_solref[fl, 0] = max(float(m.geom_solref[fl, 0]), 2 * dt)
     qidx = np.zeros(m.nu, dtype=np.int64)
     for i in range(m.nu):
         j = int(m.actuator_trnid[i, 0])
@@ -83,3 +91,39 @@ def servo_model(
         m.actuator_forcelimited[i] = int(np.isfinite(lim))
         m.actuator_forcerange[i] = (-lim, lim) if np.isfinite(lim) else (0.0, 0.0)
     return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit)
+
+
+def rollout_contacts(
+    sm: ServoModel, qpos0: np.ndarray, qvel0: np.ndarray, controls: np.ndarray, feet: tuple[str, ...]
+) -> np.ndarray:
+    """Which feet touch the floor (an active MuJoCo contact of a geom of the foot body, or of its
+    parent when the foot body has no geometry) at each state of the rollout of ``controls`` (K, nu)
+    from (qpos0, qvel0). Shape: (K + 1, len(feet)) bool."""
+    m = sm.model
+    d = mujoco.MjData(m)
+    fl = sm.torque_model.floor_geom
+    body_of = {}
+    for leg, name in enumerate(feet):
+        b = m.body(name).id
+        if not any(m.geom_bodyid[g] == b for g in range(m.ngeom)):
+            b = int(m.body_parentid[b])
+        body_of[b] = leg
+    out = np.zeros((controls.shape[0] + 1, len(feet)), dtype=bool)
+    d.qpos[:], d.qvel[:] = qpos0, qvel0
+    mujoco.mj_forward(m, d)
+
+    def mark(k: int) -> None:
+        for c in d.contact[: d.ncon]:
+            if c.exclude == 0 and fl in (c.geom1, c.geom2):
+                g = c.geom2 if c.geom1 == fl else c.geom1
+                leg = body_of.get(int(m.geom_bodyid[g]))
+                if leg is not None and c.dist <= c.includemargin:
+                    out[k, leg] = True
+
+    mark(0)
+    for k in range(controls.shape[0]):
+        d.ctrl[:] = controls[k]
+        mujoco.mj_step(m, d)
+        mujoco.mj_forward(m, d)
+        mark(k + 1)
+    return out

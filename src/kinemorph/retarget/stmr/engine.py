@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict, replace
 
 import numpy as np
+from scipy.ndimage import maximum_filter1d
 
 from ...errors import KinemorphError
 from ...mapping.mapping import Mapping
@@ -30,13 +31,14 @@ from ...robots.robot_motion import Controls, Keypoints, RobotMotion
 from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
 from .contacts_file import read_contacts
-from .dynamics import servo_model
+from .dynamics import rollout_contacts, servo_model
 from .reference import build_reference
 from .spatial import spatial_stage
-from .temporal import TemporalResult, temporal_stage
+from .temporal import ReplayScore, TemporalResult, temporal_stage
 from .warp import check_bounds, contact_changes, interpolate_qpos, segment_bounds
 
 CLEARANCE_RAMP = 0.3
+FLOOR_SOLIMP = None  # the floor of kinemorph.sim (MuJoCo default impedance), the one the verdict replays on
 TRACKED_M = 0.05
 
 
@@ -79,10 +81,14 @@ def _output(robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, .
     frames = np.arange(int(np.floor(duration * fps + 1e-9)) + 1) / fps
     steps = frames / dt
     q = interpolate_qpos(sm.model, tr.inner.qpos, steps)
-    contacts = tr.contacts[np.clip(np.rint(steps).astype(np.int64), 0, tr.contacts.shape[0] - 1)]
+    touching = rollout_contacts(sm, tr.inner.qpos[0], tr.inner.qvel[0], tr.inner.controls, feet)
+    half = max(0, round(0.5 / (fps * dt)))  # a foot that touched within half a frame of it
+    near = maximum_filter1d(touching, size=2 * half + 1, axis=0, mode="nearest")
+    contacts = near[np.clip(np.rint(steps).astype(np.int64), 0, near.shape[0] - 1)]
     m = sm.model
     names = tuple(m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu))
-    controls = Controls("pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd)
+    states = np.hstack([tr.inner.qpos, tr.inner.qvel])
+    controls = Controls("pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states)
     return RobotMotion.from_qpos(
         robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=feet, controls=controls
     )
@@ -137,7 +143,9 @@ def solve_stmr(
         seconds = t2 - t0
     else:
         dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
-        sm = servo_model(robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd)
+        sm = servo_model(
+            robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP
+        )
         done = [0]
         total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0)
 
@@ -145,7 +153,18 @@ def solve_stmr(
             done[0] += 1
             report(progress, min(done[0], total - 1), total)  # the last tick comes at the end
 
-        tr = temporal_stage(sm, sp.qpos, contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, on_step=on_step)
+        def judge(candidate: TemporalResult) -> ReplayScore:
+            from ...sim import simulate
+
+            rep = simulate(_output(robot, motion, candidate, feet, sm), robot)
+            return ReplayScore(
+                rep.fell, rep.base_position_rms_m, rep.contact_slip_cm_s, rep.torque_saturation_fraction, rep.feasible
+            )
+
+        tr = temporal_stage(
+            sm, sp.qpos, contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, on_step=on_step,
+            judge=judge if cfg.outer_verdict else None,
+        )  # fmt: skip
         report(progress, total, total)
         t3 = time.perf_counter()
         result = _output(robot, motion, tr, feet, sm)

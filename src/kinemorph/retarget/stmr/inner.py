@@ -34,6 +34,8 @@ class InnerWeights:
     joints: float
     velocity: float
     effort: float
+    foot: float = 0.0
+    foot_velocity: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,37 @@ def tracking_weights(sm: ServoModel, steps: int, w: InnerWeights) -> tuple[np.nd
     return ws, np.full((steps, sm.model.nu), w.effort)
 
 
+def foot_hessians(
+    sm: ServoModel, qref: np.ndarray, contacts: np.ndarray, feet: tuple[str, ...], w: InnerWeights
+) -> np.ndarray | None:
+    """Per step (K + 1, 2 nv, 2 nv) the quadratic form of the planted feet's position and velocity
+    residuals, J dq and J dv (J: the foot body's 3 x nv Jacobian at the target state): a planted
+    foot stays where the targets put it (on its anchor) and does not slide. None without weights."""
+    import mujoco
+
+    if w.foot <= 0 and w.foot_velocity <= 0:
+        return None
+    m = sm.model
+    d = mujoco.MjData(m)
+    nv = m.nv
+    ids = [m.body(f).id for f in feet]
+    out = np.zeros((qref.shape[0], 2 * nv, 2 * nv))
+    jac = np.zeros((3, nv))
+    for k in range(qref.shape[0]):
+        if not contacts[k].any():
+            continue
+        d.qpos[:] = qref[k]
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        jtj = np.zeros((nv, nv))
+        for leg in np.flatnonzero(contacts[k]):
+            mujoco.mj_jacBody(m, d, jac, None, ids[leg])
+            jtj += jac.T @ jac
+        out[k, :nv, :nv] = w.foot * jtj
+        out[k, nv:, nv:] = w.foot_velocity * jtj
+    return out
+
+
 def solve_inner(
     sm: ServoModel,
     qref: np.ndarray,
@@ -103,10 +136,12 @@ def solve_inner(
     window_s: float,
     commit_s: float,
     on_window: Callable[[int, int], None] | None = None,
+    state_hessian: np.ndarray | None = None,
 ) -> InnerResult:
     """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring):
     iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated.
-    nominal_controls (K, nu): what effort is measured from (None: the target joint angles)."""
+    nominal_controls (K, nu): what effort is measured from (None: the target joint angles).
+    state_hessian (K + 1, 2 nv, 2 nv): extra state cost (foot_hessians), or None."""
     steps = qref.shape[0] - 1
     uref = qref[:-1, sm.qpos_index] if nominal_controls is None else nominal_controls
     ws, wu = tracking_weights(sm, steps, weights)
@@ -125,7 +160,8 @@ def solve_inner(
         c = min(steps, a + horizon)
         b = min(c, a + commit)
         sl = slice(a, c + 1)
-        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c])
+        extra = None if state_hessian is None else state_hessian[sl]
+        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra)
         res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings)
         n = b - a
         q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]
@@ -140,11 +176,11 @@ def solve_inner(
         if on_window is not None:
             on_window(b, steps)
     err = np.linalg.norm(q_out[:, :3] - qref[:, :3], axis=1)
-    cost = _cost(sm, q_out, v_out, u_out, qref, vref, uref, ws, wu)
+    cost = _cost(sm, q_out, v_out, u_out, qref, vref, uref, ws, wu, state_hessian)
     return InnerResult(q_out, v_out, u_out, k_out, cost, float(np.sqrt(np.mean(err**2))), total_iters)
 
 
-def _cost(sm, q, v, u, qref, vref, uref, ws, wu) -> float:  # type: ignore[no-untyped-def]
+def _cost(sm, q, v, u, qref, vref, uref, ws, wu, hess) -> float:  # type: ignore[no-untyped-def]
     import mujoco
 
     nv = sm.model.nv
@@ -154,6 +190,8 @@ def _cost(sm, q, v, u, qref, vref, uref, ws, wu) -> float:  # type: ignore[no-un
         mujoco.mj_differentiatePos(sm.model, dx[:nv], 1.0, qref[k], q[k])
         dx[nv:] = v[k] - vref[k]
         total += 0.5 * float(dx @ (ws[k] * dx))
+        if hess is not None:
+            total += 0.5 * float(dx @ hess[k] @ dx)
         if k < u.shape[0]:
             du = u[k] - uref[k]
             total += 0.5 * float(du @ (wu[k] * du))

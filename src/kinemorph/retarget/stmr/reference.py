@@ -26,6 +26,7 @@ from ..quadruped.planner import RobotLegs, plan
 from ..settings import StageTasks
 from ..solve import solve_sequence
 from .config import StmrConfig
+from .stance import complete_contacts
 
 PARTS = ("hip", "thigh", "knee", "foot")
 
@@ -124,13 +125,14 @@ def unit_vector_keypoints(motion: Motion, robot: Robot, base_pos: np.ndarray, ro
 def build_reference(motion: Motion, robot: Robot, cfg: StmrConfig) -> Reference:
     """Base from the planner's trunk frame, unit-vector keypoints, unconstrained IK for every frame."""
     p = plan(motion, robot, QuadrupedConfig())
+    contacts = complete_contacts(motion, p.contacts)
     n = motion.num_frames
     rot = quat_to_mat(p.base_quat)
     keys = unit_vector_keypoints(motion, robot, p.base_pos, rot)
     chains = LegChains.of(robot)
     foot_height = RobotLegs.measure(robot).foot_radius
     for leg in range(4):  # legs of other proportions: planted feet calibrated onto the floor
-        planted = p.contacts[:, leg] if p.contacts[:, leg].any() else np.ones(n, dtype=bool)
+        planted = contacts[:, leg] if contacts[:, leg].any() else np.ones(n, dtype=bool)
         lift = float(np.median(keys[planted, leg, 3, 2])) - foot_height[leg]
         keys[:, leg, 2:, 2] -= lift
     weights = {"hip": cfg.hip_weight, "thigh": cfg.hip_weight, "knee": cfg.knee_weight, "foot": cfg.foot_weight}
@@ -153,4 +155,4 @@ def build_reference(motion: Motion, robot: Robot, cfg: StmrConfig) -> Reference:
     sol = solve_sequence(
         robot, [StageTasks.of(tasks)], targets, init, settings=cfg, fps=motion.fps, posture=(posture, rest)
     )
-    return Reference(keys, p.base_pos, p.base_quat, sol.qpos, p.contacts, chains, foot_height)
+    return Reference(keys, p.base_pos, p.base_quat, sol.qpos, contacts, chains, foot_height)

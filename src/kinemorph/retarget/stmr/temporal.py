@@ -5,8 +5,11 @@ stage's trajectory is warped (warp.py) and tracked through the dynamics (inner.p
 from the best solution so far (its controls re-timed by source time). The outer objective is
 
     J(alpha) = base_rms / 5 cm + joint_rms / 0.2 rad + 10 (fallen) + duration_weight mean |log alpha|
+               + [replay] 10 (fell) + base_rms / 5 cm + slip / 2 cm/s + saturation over 20% / 5%
 
-(the rollout against its own warped targets: how far the robot had to leave the motion), minimised
+(the first line: the rollout against its own warped targets, how far the robot had to leave the
+motion; the second: the verdict's criteria, when a ``judge`` is given, from kinemorph.sim's
+replay of the output with its own controls at the check's physics rate), minimised
 by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for S = 1; the
 source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
 is solved once more with ``final_iterations`` iLQR iterations per window, warm-started from its
@@ -25,12 +28,40 @@ import numpy as np
 from ...transforms import quat_rotate
 from .config import StmrConfig
 from .dynamics import ServoModel
-from .inner import InnerResult, InnerWeights, feedforward_controls, solve_inner
+from .inner import InnerResult, InnerWeights, feedforward_controls, foot_hessians, solve_inner
 from .warp import Warp, interpolate_qpos, velocities, warp_contacts
 
 FALL_PENALTY = 10.0
 TRACK_SCALE_M = 0.05
 JOINT_SCALE_RAD = 0.2
+SLIP_SCALE_CM_S = 2.0
+SATURATION_LIMIT = 0.2
+SATURATION_SCALE = 0.05
+
+
+@dataclass(frozen=True)
+class ReplayScore:
+    """The verdict's criteria for one candidate (kinemorph.sim's replay of its output).
+
+    Attributes:
+        fell: the replay fell or diverged.
+        base_rms_m: replay base position error against the output [m].
+        slip_cm_s: mean tangential speed of the points touching the floor [cm/s].
+        saturation: share of physics steps with a motor at its limit.
+        feasible: the whole verdict passed.
+    """
+
+    fell: bool
+    base_rms_m: float
+    slip_cm_s: float
+    saturation: float
+    feasible: bool
+
+    def penalty(self) -> float:
+        return (
+            FALL_PENALTY * self.fell + self.base_rms_m / TRACK_SCALE_M + self.slip_cm_s / SLIP_SCALE_CM_S
+            + max(0.0, self.saturation - SATURATION_LIMIT) / SATURATION_SCALE
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -43,6 +74,7 @@ class OuterStep:
     base_rms_m: float
     upright: bool
     seconds: float
+    replay: ReplayScore | None = None
 
 
 @dataclass(frozen=True)
@@ -79,7 +111,8 @@ def _upright(q: np.ndarray, qref: np.ndarray) -> bool:
 
 class _Problem:
     def __init__(self, sm: ServoModel, q_smr: np.ndarray, contacts: np.ndarray, bounds: np.ndarray,
-                 fps: float, feet: tuple[str, ...], cfg: StmrConfig) -> None:  # fmt: skip
+                 fps: float, feet: tuple[str, ...], cfg: StmrConfig,
+                 judge: Callable[[TemporalResult], ReplayScore] | None = None) -> None:  # fmt: skip
         self.sm, self.q, self.c, self.bounds, self.fps, self.feet, self.cfg = (
             sm,
             q_smr,
@@ -90,8 +123,11 @@ class _Problem:
             cfg,
         )
         self.w = InnerWeights(
-            cfg.base_track_weight, cfg.base_rot_weight, cfg.joint_track_weight, cfg.velocity_weight, cfg.effort_weight
-        )
+            cfg.base_track_weight, cfg.base_rot_weight, cfg.joint_track_weight, cfg.velocity_weight, cfg.effort_weight,
+            cfg.foot_track_weight, cfg.foot_velocity_weight,
+        )  # fmt: skip
+        self.judge = judge
+        self.segment_error = np.zeros(len(bounds) - 1)
         self.best: tuple[float, TemporalResult] | None = None
         self.history: list[OuterStep] = []
 
@@ -124,19 +160,38 @@ class _Problem:
             iterations=iterations,
             window_s=self.cfg.window_s,
             commit_s=self.cfg.commit_s,
+            state_hessian=foot_hessians(self.sm, qref, contacts, self.feet, self.w),
         )
         up = _upright(inner.qpos, qref)
+        err = np.linalg.norm(inner.qpos[:, :3] - qref[:, :3], axis=1)
+        seg = warp.segment_of_step(self.fps)
+        self.segment_error = np.array([float(err[seg == i].max(initial=0.0)) for i in range(len(alpha))])
         joints = float(np.sqrt(np.mean((inner.qpos[:, 7:] - qref[:, 7:]) ** 2)))
         j = inner.base_rms_m / TRACK_SCALE_M + joints / JOINT_SCALE_RAD + (0.0 if up else FALL_PENALTY)
         j += self.cfg.duration_weight * float(np.mean(np.abs(np.log(alpha))))
         res = TemporalResult(np.asarray(alpha, float), warp, inner, contacts, up, inner.base_rms_m, joints, ())
+        score = None if self.judge is None else self.judge(res)
+        if score is not None:
+            j += score.penalty()
         self.history.append(
             OuterStep(len(self.history) + 1, tuple(float(a) for a in alpha), j, inner.base_rms_m, up,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, score)
         )  # fmt: skip
         if self.best is None or j < self.best[0]:
             self.best = (j, res)
         return j, res
+
+
+def slowed_guess(segment_error: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """log alpha per segment from the source timing's rollout: a segment where the base left its
+    targets by e (peak) is slowed by 1 + e / 5 cm from the first such segment on (the later ones
+    only inherit the departure, but slowing them costs little), within [lo, hi]."""
+    bad = segment_error > 0.5 * TRACK_SCALE_M
+    out = np.zeros(len(segment_error))
+    if bad.any():
+        first = int(np.argmax(bad))
+        out[first:] = np.log1p(segment_error[first:] / TRACK_SCALE_M)
+    return np.clip(out, lo, hi)
 
 
 def temporal_stage(
@@ -149,10 +204,12 @@ def temporal_stage(
     feet: tuple[str, ...],
     cfg: StmrConfig,
     on_step: Callable[[OuterStep], None] | None = None,
+    judge: Callable[[TemporalResult], ReplayScore] | None = None,
 ) -> TemporalResult:
     """Choose alpha per segment of ``bounds`` (S + 1 frames) and solve the dynamics (module docstring).
-    q_smr: the spatial stage's trajectory (T, nq); contacts (T, 4) bool at the source's fps."""
-    prob = _Problem(sm, q_smr, contacts, bounds, fps, feet, cfg)
+    q_smr: the spatial stage's trajectory (T, nq); contacts (T, 4) bool at the source's fps.
+    judge: scores a candidate by the verdict's criteria (added to the objective), or None."""
+    prob = _Problem(sm, q_smr, contacts, bounds, fps, feet, cfg, judge)
     s = len(bounds) - 1
     lo, hi = math.log(cfg.alpha_min), math.log(cfg.alpha_max)
     x0 = float(np.clip(0.0, lo, hi))
@@ -165,6 +222,13 @@ def temporal_stage(
 
     objective(np.full(s, x0))
     budget = cfg.outer_evaluations - 1
+    start = np.full(s, x0)
+    if budget > 0 and hi > lo:  # slow down the segments where the robot left the motion
+        guess = slowed_guess(prob.segment_error, lo, hi)
+        if np.abs(guess - start).max() > 1e-6:
+            if objective(guess) < prob.history[0].objective:
+                start = guess
+            budget -= 1
     if budget > 0 and hi > lo:
         if s == 1:
             from scipy.optimize import minimize_scalar
@@ -180,7 +244,7 @@ def temporal_stage(
                 "bounds": [lo, hi], "popsize": cfg.outer_population, "maxfevals": budget, "seed": cfg.seed + 1,
                 "verbose": -9, "tolx": 1e-3,
             }  # fmt: skip
-            es = cma.CMAEvolutionStrategy(np.full(s, x0), cfg.outer_sigma, opts)
+            es = cma.CMAEvolutionStrategy(start, cfg.outer_sigma, opts)
             while not es.stop() and len(prob.history) < cfg.outer_evaluations:
                 xs = es.ask()
                 es.tell(xs, [objective(x) for x in xs])
