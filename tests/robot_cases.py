@@ -51,6 +51,7 @@ def humanoid_xml(
     foot_frame_z_forward: bool = False,
     foot_pitch: float = 0.0,
     foot_mesh: bool = False,
+    facing: float = 0.0,
 ) -> str:
     """A humanoid of about ``height`` metres standing at its zero pose (arms down, legs straight);
     hip_width: lateral offset of each leg [m] at 1.6 m; fingers: three finger chains on each hand
@@ -63,7 +64,8 @@ def humanoid_xml(
     foot_frame_z_forward: the ankle-roll link's frame has its z axis along the foot; foot_pitch:
     the ankle-roll link (and its sole) pitched by this much at the zero pose [rad] (a robot whose
     feet are level only in a standing keyframe); foot_mesh: the sole is a collision mesh whose file is
-    absent (Fourier N1), the ankle-roll link's inertia that of the sole box it replaces."""
+    absent (Fourier N1), the ankle-roll link's inertia that of the sole box it replaces; facing: the
+    robot faces this yaw from +x in its base's frame [rad] (a CAD export with y forward: pi / 2)."""
     s = height / 1.6
     n = _Names(prefix)
     thigh, shank, ankle, pelvis_w = 0.38 * s, 0.38 * s, 0.07 * s, hip_width * s
@@ -187,7 +189,7 @@ def humanoid_xml(
     <body name="{prefix}_base" pos="0 0 {hip_z:.4f}">{joint}{_inertial(8.0)}
       <geom type="box" size="0.08 0.12 0.06" contype="0" conaffinity="0"/>
       {"" if collide else look}
-      {legs_xml}{upper_body}
+      <frame quat="{math.cos(facing / 2):.7f} 0 0 {math.sin(facing / 2):.7f}">{legs_xml}{upper_body}</frame>
     </body>"""
     if not collide:  # every geom that collided now does not
         body = re.sub(r"<geom (?![^>]*contype)", '<geom contype="0" conaffinity="0" ', body)

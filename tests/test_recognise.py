@@ -20,7 +20,7 @@ from kinemorph.robots import KNOWN_ROBOTS, load_robot
 from kinemorph.robots.geometry import lowest_point_all
 from kinemorph.robots.recognise import RecognitionError, recognise_model
 from kinemorph.robots.recognised import RobotWarning, require_recognition
-from kinemorph.transforms import quat_conj, quat_mul, quat_to_mat
+from kinemorph.transforms import quat_conj, quat_mul, quat_rotate, quat_to_mat
 from robot_cases import box_stl, humanoid_xml, quadruped_xml, write
 
 ARM = """<mujoco><compiler angle="radian"/><worldbody><body name="a" pos="0 0 0">
@@ -490,3 +490,41 @@ def test_a_foot_whose_mesh_file_is_absent_stands_on_the_box_of_its_inertia(tmp_p
         assert leg.toe_offset[0] == pytest.approx(ref.toe_offset[0], abs=2e-3)
     mass = robot.model.body_mass[robot.body_id(rec.legs[0].foot)]
     assert mass == pytest.approx(0.5)  # the added box has no mass of its own
+
+
+@pytest.mark.parametrize("facing", [np.pi / 2, np.pi, -np.pi / 2])
+def test_a_robot_whose_frame_faces_another_way_is_turned_to_face_x(tmp_path: Path, facing: float) -> None:
+    """Its knees bend its shanks backward, so the way it faces is known: the rest pose is turned
+    (left is +y again) instead of left and right being taken for front and back."""
+    robot = load_robot(write(tmp_path, "turned.xml", humanoid_xml(prefix="t", facing=facing)))
+    rec = robot.recognition
+    assert any("its rest pose is turned to face +x" in w for w in rec.warnings)
+    pose = robot.fk(robot.rest_qpos()).positions[0]
+    left, right = (pose[robot.body_id(leg.foot)] for leg in rec.legs)
+    assert left[1] - right[1] == pytest.approx(2 * 0.09, abs=0.01) and abs(left[0] - right[0]) < 0.01
+    for leg in rec.legs:  # the sole's front is ahead of the ankle, along +x
+        toe = pose[robot.body_id(leg.foot)] + quat_rotate(
+            robot.fk(robot.rest_qpos()).rotations[0, robot.body_id(leg.foot)], np.array(leg.toe_offset)
+        )
+        assert toe[0] - pose[robot.body_id(leg.foot), 0] > 0.05
+    plain = load_robot(write(tmp_path, "plain.xml", humanoid_xml(prefix="t"))).recognition
+    assert [leg.knee for leg in rec.legs] == [leg.knee for leg in plain.legs]
+    assert not any("turned" in w for w in plain.warnings)
+
+
+@needs_data
+def test_a_robot_facing_y_in_its_frame_retargets_like_one_facing_x(tmp_path: Path) -> None:
+    from conftest import data_path
+    from kinemorph.pipeline import RetargetJob, run_job
+
+    reps = [
+        run_job(
+            RetargetJob(data_path("walk.bvh"), load_robot(write(tmp_path, f"f{k}.xml", humanoid_xml(facing=f))))
+        ).report
+        for k, f in enumerate((0.0, np.pi / 2))
+    ]
+    assert all(r is not None for r in reps)
+    x, y = reps
+    assert y.tracking_error_mean_cm == pytest.approx(x.tracking_error_mean_cm, rel=0.1)
+    assert y.trunk_tilt_mean_deg == pytest.approx(x.trunk_tilt_mean_deg, abs=2.0)
+    assert y.foot_slip_mean_cm_s <= 1.2 * x.foot_slip_mean_cm_s + 0.5

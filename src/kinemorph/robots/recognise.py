@@ -287,6 +287,11 @@ def recognise_model(model: mujoco.MjModel, *, where: str, floating_base: bool = 
         names = ", ".join(tree.names[e] for e in ends)
         raise RecognitionError(f"{where}: found {len(ends)} legs ({names}); kinemorph knows bipeds and quadrupeds")
     pelvis = tree.lca(ends)
+    if len(ends) == 2:
+        from .facing import face_x
+
+        rest, tree, ends = face_x(model, rest, tree, root, pelvis, ends, where)
+        warnings = list(rest.warnings)
     ys = tree.pos[ends, 1] - tree.pos[pelvis, 1]
     sep = float(np.ptp(ys))
     if sep < 0.02:
