@@ -218,11 +218,13 @@ def quadruped_xml(
     box_shanks: bool = False,
     texture: bool = False,
     exclude: bool = False,
+    flat: bool = False,
 ) -> str:
     """A quadruped with trunk ``length`` and thigh = calf = ``leg`` [m], legs straight at zero.
     box_shanks: a box on each calf near the knee (its corners reach past any capsule around it);
     texture: a material with a texture whose image file is absent; exclude: <exclude> pairs between
-    the trunk and each thigh, which a thigh's capsule touches when the leg swings back."""
+    the trunk and each thigh, which a thigh's capsule touches when the leg swings back; flat: at the
+    zero pose the legs stretch out backward, level with the trunk (Google Barkour's URDF)."""
     n = _Names(prefix)
     thighs: list[str] = []
 
@@ -237,7 +239,7 @@ def quadruped_xml(
         return f"""
       <body name="{n()}" pos="{x:.4f} {y:.4f} 0">{_inertial(0.5)}
         <joint name="{n()}" axis="1 0 0" range="-0.8 0.8"/>
-        <body name="{thighs[-1]}" pos="0 {0.06 if y > 0 else -0.06} 0">{_inertial(1.0)}
+        <body name="{thighs[-1]}" pos="0 {0.06 if y > 0 else -0.06} 0" {'quat="0.7071068 0 0.7071068 0"' if flat else ""}>{_inertial(1.0)}
           <joint name="{n()}" axis="0 1 0" range="-1.5 3.4"/>
           <geom type="capsule" fromto="0 0 0 0 0 {-leg:.4f}" size="0.02" contype="0" conaffinity="0"/>
           <body name="{n()}" pos="0 0 {-leg:.4f}">{_inertial(0.3)}

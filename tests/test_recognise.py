@@ -528,3 +528,55 @@ def test_a_robot_facing_y_in_its_frame_retargets_like_one_facing_x(tmp_path: Pat
     assert y.tracking_error_mean_cm == pytest.approx(x.tracking_error_mean_cm, rel=0.1)
     assert y.trunk_tilt_mean_deg == pytest.approx(x.trunk_tilt_mean_deg, abs=2.0)
     assert y.foot_slip_mean_cm_s <= 1.2 * x.foot_slip_mean_cm_s + 0.5
+
+
+def test_a_quadruped_lying_flat_at_zero_has_its_legs_hung_down_to_be_recognised(tmp_path: Path) -> None:
+    """Google Barkour's URDF: at the zero pose the legs stretch out level with the trunk."""
+    robot = load_robot(write(tmp_path, "flat.xml", quadruped_xml(flat=True)))
+    assert robot.family == "quadruped" and robot.feet == ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
+    pos = robot.fk(robot.rest_qpos()).positions[0]
+    hips = np.array([pos[robot.body_id(h)] for h, _ in robot.legs])
+    feet = np.array([pos[robot.body_id(f)] for _, f in robot.legs])
+    assert np.allclose(feet[:, 0], hips[:, 0], atol=0.02) and np.all(hips[:, 2] - feet[:, 2] > 0.2)
+
+
+def test_retargeting_onto_a_model_recognition_failed_on_names_the_recognition_error(tmp_path: Path) -> None:
+    """Not 'robot X is a humanoid' (a guess from its body names) but why it was not recognised."""
+    from kinemorph.robots.recognise import RecognitionError
+
+    robot = load_robot(write(tmp_path, "one.xml", humanoid_xml(legs=1)))
+    assert robot.recognition_error
+    dog = type("DogClip", (), {"family": "quadruped", "preset": "dog", "source": "dog.bvh"})()  # a Motion's fields
+    with pytest.raises(RecognitionError, match="one leg"):
+        robot.check_motion(dog)
+
+
+QUAD_URDF_LEG = """
+  <link name="{n}_hip"><inertial><mass value="0.5"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="{n}_abd" type="revolute"><parent link="trunk"/><child link="{n}_hip"/><origin xyz="{x} {y} 0"/><axis xyz="1 0 0"/><limit lower="-0.8" upper="0.8" effort="1" velocity="1"/></joint>
+  <link name="{n}_thigh"><inertial><origin xyz="0 0 -0.12"/><mass value="1"/><inertia ixx="5e-3" iyy="5e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><mesh filename="package://q/meshes/thigh.stl"/></geometry></collision></link>
+  <joint name="{n}_pitch" type="revolute"><parent link="{n}_hip"/><child link="{n}_thigh"/><axis xyz="0 1 0"/><limit lower="-1.5" upper="3.4" effort="1" velocity="1"/></joint>
+  <link name="{n}_calf"><inertial><origin xyz="0 0 -0.1"/><mass value="0.3"/><inertia ixx="2e-3" iyy="2e-3" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><geometry><mesh filename="package://q/meshes/calf.stl"/></geometry></collision></link>
+  <joint name="{n}_knee" type="revolute"><parent link="{n}_thigh"/><child link="{n}_calf"/><origin xyz="0 0 -0.25"/><axis xyz="0 1 0"/><limit lower="-2.7" upper="-0.8" effort="1" velocity="1"/></joint>
+  <link name="{n}_toe"/>
+  <joint name="{n}_toe_fixed" type="fixed"><parent link="{n}_calf"/><child link="{n}_toe"/><origin xyz="0 0 -0.25"/></joint>"""
+
+
+def test_a_urdf_foot_frame_on_a_fixed_joint_is_the_foot(tmp_path: Path) -> None:
+    """URDF links on fixed joints stay bodies (MuJoCo fuses them by default): Google Barkour's feet
+    are such frames at the calf tips, and its calves' only shapes are absent meshes."""
+    legs = "".join(
+        QUAD_URDF_LEG.format(n=n, x=x, y=y)
+        for n, x, y in (("a", 0.3, 0.1), ("b", 0.3, -0.1), ("c", -0.3, 0.1), ("d", -0.3, -0.1))
+    )
+    trunk = '<link name="trunk"><inertial><mass value="8"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+    path = write(tmp_path, "q.urdf", f'<robot name="q">{trunk}{legs}</robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RobotWarning)
+        robot = load_robot(path)
+    assert robot.family == "quadruped"
+    assert robot.feet == ("a_toe", "b_toe", "c_toe", "d_toe")
+    pose = robot.fk(robot.rest_qpos())
+    assert np.allclose(pose.positions[0, [robot.body_id(f) for f in robot.feet], 2], 0.0, atol=1e-6)

@@ -159,7 +159,8 @@ class _Tree:
         (a link's mass sits about halfway along it), else its origin."""
         gs = self.geoms[b]
         if not gs:
-            return self.pos[b] + 2.0 * (self.d.xipos[b] - self.pos[b])
+            massless = self.m.body_mass[b] < 1e-9  # (a frame: nothing to say where it points)
+            return self.pos[b].copy() if massless else self.pos[b] + 2.0 * (self.d.xipos[b] - self.pos[b])
         c = self.d.geom_xpos[gs]
         return c[int(np.argmax(np.linalg.norm(c - self.pos[b], axis=1)))].copy()
 
@@ -275,7 +276,18 @@ def recognise_model(model: mujoco.MjModel, *, where: str, floating_base: bool = 
     tree = _Tree(model, rest.qpos)
     free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
     root = int(model.jnt_bodyid[free[0]]) if free else 1
-    ends, _, height = _feet(tree, root, where)
+    try:
+        ends, _, height = _feet(tree, root, where)
+    except RecognitionError:  # a model lying flat at zero (legs stretched out level)
+        ends = []
+    if not ends and model.njnt > 1:
+        from .rest_pose import hanging, on_floor
+
+        hung = replace(rest, qpos=on_floor(model, hanging(model, rest.qpos)), source="standing pose, limbs hung down")
+        tree_h = _Tree(model, hung.qpos)
+        ends, _, height = _feet(tree_h, root, where)
+        if ends:
+            rest, tree = hung, tree_h
     warnings: list[str] = list(rest.warnings)
     if not ends and not floating_base:
         raise RecognitionError(f"{where}: no floating base and no legs (no chain of bodies reaches down to a floor)")

@@ -68,4 +68,4 @@ def _foot_point(tree: _Tree, chain: list[int]) -> tuple[int, bool, np.ndarray]:
         p = tree.distal(last)
         p[2] = tree.low[last]
         return last, False, p
-    return last, False, tree.pos[last].copy()
+    return last, False, tree.distal(last)  # no shape (a mesh file absent): twice its centre of mass

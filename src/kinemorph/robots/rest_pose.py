@@ -152,3 +152,51 @@ def _search(
         centre = [bx, by]
         span = [s / 7 for s in span]
     return best
+
+
+def _far_z(model: mujoco.MjModel, d: mujoco.MjData) -> float:
+    """Sum over bodies of the world z [m] of each body's far point: twice its centre of mass from its
+    origin (a massless frame: its origin)."""
+    massive = model.body_mass[1:] > 1e-9
+    z = np.where(massive, 2.0 * d.xipos[1:, 2] - d.xpos[1:, 2], d.xpos[1:, 2])
+    return float(z.sum())
+
+
+def hanging(model: mujoco.MjModel, qpos: np.ndarray) -> np.ndarray:
+    """qpos with the limbs hanging down: a model whose zero pose lies flat (Google Barkour's URDF:
+    legs stretched out level with the trunk) gets, one joint at a time, the value within its limits
+    (eighth turns and the limits) that lowers its bodies' far points the most in sum, while one
+    still lowers them by a centimetre or more: among the pitch joints (axis across the body, within
+    30 deg of y: legs swing fore and aft), and among all only when those hung nothing."""
+    q = qpos.copy()
+    d = mujoco.MjData(model)
+    d.qpos[:] = q
+    mujoco.mj_kinematics(model, d)
+    hinges = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE]
+    pitch = [j for j in hinges if abs(float(d.xaxis[j, 1])) > np.cos(np.radians(30))]
+
+    def cost(qq: np.ndarray) -> float:
+        d.qpos[:] = qq
+        mujoco.mj_kinematics(model, d)
+        return _far_z(model, d)
+
+    now = start = cost(q)
+    for group in (pitch, hinges):
+        if now < start - 0.01:  # the pitch joints hung the legs: the others stay
+            break
+        for _ in range(4 * len(group)):
+            best = (0.0, -1, 0.0)
+            for j in group:
+                a = int(model.jnt_qposadr[j])
+                lo, hi = model.jnt_range[j] if model.jnt_limited[j] else (-np.pi, np.pi)
+                for v in np.unique([*np.clip(np.arange(-8, 9) * np.pi / 4, lo, hi).tolist(), lo, hi]):
+                    qq = q.copy()
+                    qq[a] = v
+                    gain = now - cost(qq)
+                    if gain > best[0] + 1e-6:
+                        best = (gain, a, float(v))
+            if best[0] < 0.01:
+                break
+            q[best[1]] = best[2]
+            now -= best[0]
+    return q

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import KinemorphError, RobotLoadError, UnknownNameError
 from .feet import add_foot_bodies
+from .loading import collide_primitives, drop_textures
 from .registry import KNOWN_ROBOTS, RobotInfo, robot_info
 
 
@@ -103,7 +104,8 @@ def _compile_spec(
     soles: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
 ) -> mujoco.MjModel:  # fmt: skip
     _resolve_package_uris(spec, path)
-    _collide_primitives(spec, path)
+    collide_primitives(spec, path)
+    spec.compiler.fusestatic = False  # a URDF's joint-less links (foot frames) stay bodies, and bodies added here
     if not meshes:
         used: set[str] = set()
         for g in list(spec.geoms):
@@ -116,7 +118,7 @@ def _compile_spec(
         for m in list(spec.meshes):
             if m.name not in used:
                 spec.delete(m)
-        _drop_textures(spec)
+        drop_textures(spec)
     for name, (pos, quat, half) in (soles or {}).items():
         g = spec.body(name).add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=pos, quat=quat, group=3)
         g.contype, g.conaffinity, g.density = 1, 1, 0.0
@@ -140,39 +142,6 @@ def _compile_spec(
         if (spec.meshes or spec.textures) and ("opening file" in str(exc) or "resource" in str(exc).lower()):
             raise _MeshFileError(str(exc).removeprefix("Error: ")) from None
         raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
-
-
-def _collide_primitives(spec: mujoco.MjSpec, path: Path) -> None:
-    """A model none of whose geoms collide (contype = conaffinity = 0 everywhere: contacts left to
-    <pair> elements of a scene file, as Apptronik Apollo's) has no shape kinemorph can stand on the
-    floor: when it draws itself with meshes, its primitive geoms are its collision shapes and are
-    made to collide, with a RobotWarning (a model of primitives only is left as it is)."""
-    geoms = [g for g in spec.geoms if g.type != mujoco.mjtGeom.mjGEOM_PLANE]
-    if not geoms or any(g.contype or g.conaffinity for g in geoms):
-        return
-    prims = [g for g in geoms if g.type != mujoco.mjtGeom.mjGEOM_MESH]
-    if len(prims) == len(geoms):
-        return
-    for g in prims:
-        g.contype, g.conaffinity = 1, 1
-    if prims:
-        import warnings
-
-        from .recognised import RobotWarning
-
-        warnings.warn(
-            f"{path.name}: no geom collides (contype = conaffinity = 0): its {len(prims)} primitive geoms "
-            "are taken as its collision shape", RobotWarning, stacklevel=4,
-        )  # fmt: skip
-
-
-def _drop_textures(spec: mujoco.MjSpec) -> None:
-    """Textures only colour what is drawn: a model loaded without meshes drops them (and the
-    materials' references to them), so that a model file without its image files loads."""
-    for t in list(spec.textures):
-        spec.delete(t)
-    for mat in spec.materials:
-        mat.textures = [""] * len(mat.textures)
 
 
 def families_match(motion_family: str, robot_family: str) -> bool:
@@ -378,6 +347,10 @@ class Robot:
         """Refuse a motion of the other family: a humanoid clip needs a humanoid robot, a quadruped
         clip a quadruped (motions of family "other" go anywhere). ``motion``: a kinemorph Motion."""
         family = getattr(motion, "family", "other")
+        if self.recognition_error and not families_match(family, self.family):  # its family was a guess
+            from .recognise import RecognitionError
+
+            raise RecognitionError(self.recognition_error)
         if not families_match(family, self.family):
             how = f"preset {motion.preset}" if motion.preset != "generic" else "recognised from its skeleton"
             raise KinemorphError(
