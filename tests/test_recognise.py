@@ -580,3 +580,13 @@ def test_a_urdf_foot_frame_on_a_fixed_joint_is_the_foot(tmp_path: Path) -> None:
     assert robot.feet == ("a_toe", "b_toe", "c_toe", "d_toe")
     pose = robot.fk(robot.rest_qpos())
     assert np.allclose(pose.positions[0, [robot.body_id(f) for f in robot.feet], 2], 0.0, atol=1e-6)
+
+
+def test_a_static_body_before_the_robot_does_not_get_the_floating_base(tmp_path: Path) -> None:
+    """A model without a free joint whose first top-level body is a stand or a marker: the free
+    joint goes on the body that carries the robot (the most joints below it)."""
+    text = humanoid_xml(prefix="s", free=False).replace(
+        "<worldbody>", '<worldbody><body name="stand" pos="2 0 0.01"><geom type="box" size="0.1 0.1 0.01"/></body>', 1
+    )
+    robot = load_robot(write(tmp_path, "stand.xml", text))
+    assert robot.root_body == "s_base" and robot.family == "humanoid"

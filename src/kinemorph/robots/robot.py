@@ -130,18 +130,23 @@ def _compile_spec(
         bodies = spec.worldbody.bodies
         if not bodies:
             raise RobotLoadError(f"{path}: the model has no bodies")
-        if bodies[0].joints:
+        base = max(bodies, key=_subtree_joints)  # the robot, not a static stand or marker before it
+        if base.joints:
             raise RobotLoadError(
-                f"{path}: no floating base (no free joint) and the first body {bodies[0].name!r} has joints "
+                f"{path}: no floating base (no free joint) and the first body {base.name!r} has joints "
                 "of its own: a fixed-base model, not a legged robot"
             )
-        bodies[0].add_freejoint()
+        base.add_freejoint()
     try:
         return spec.compile()
     except Exception as exc:
         if (spec.meshes or spec.textures) and ("opening file" in str(exc) or "resource" in str(exc).lower()):
             raise _MeshFileError(str(exc).removeprefix("Error: ")) from None
         raise RobotLoadError(f"{path}: cannot compile robot model: {exc}") from None
+
+
+def _subtree_joints(body: mujoco.MjsBody) -> int:
+    return len(body.joints) + sum(_subtree_joints(b) for b in body.bodies)
 
 
 def families_match(motion_family: str, robot_family: str) -> bool:
