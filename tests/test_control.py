@@ -235,9 +235,9 @@ SPEEDS = {"forward": (0.5, 0.0, 0.0), "slow": (0.25, 0.0, 0.0), "backward": (-0.
 
 
 KNOWN_FALLS = {
-    ("neutral", "backward"), ("neutral", "schedule"),
-    ("relaxed", "forward"), ("relaxed", "strafing"), ("relaxed", "schedule"),
-    ("injured", "slow"), ("injured", "backward"), ("injured", "strafing"), ("injured", "schedule"),
+    ("neutral", "schedule"),
+    ("relaxed", "strafing"), ("relaxed", "schedule"),
+    ("injured", "strafing"), ("injured", "schedule"),
 }  # fmt: skip
 """(style, command) pairs that fell in the 20 s sweep of README "Walking under physics" (issue 17 targets not met)."""
 
@@ -264,8 +264,9 @@ def test_each_style_walks_20_s(g1, style: str, command: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
-    ["in-place", "turning", pytest.param("slow", marks=pytest.mark.xfail(reason="falls at 3.8 s", strict=False))],
-)
+    ["in-place", "turning", "slow", "backward",
+     pytest.param("forward", marks=pytest.mark.xfail(reason="T1 falls at 2.6 s at 0.5 m/s (README)", strict=False))],
+)  # fmt: skip
 def test_t1_walks_20_s(command: str) -> None:
     t1 = robot_or_skip("booster_t1")
     sim = simulate_gait(load_style("neutral"), t1, Commands.constant(SPEEDS[command]), 20.0,

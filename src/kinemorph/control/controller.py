@@ -255,9 +255,9 @@ class GaitController:
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
-        if late.any():  # the current support: the feet that are on the floor
-            ph = phases[0]
-            contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
+        ph = phases[0]
+        contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
+        if late.any() and any(contacts):  # the current support: the feet that are on the floor
             phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
@@ -309,6 +309,9 @@ class GaitController:
         if left > (1.0 - g.from_share) * duration or self._standing[0] is None or self._standing[1] is None:
             return 1.0
         cp = meas[:, 0] + meas[:, 1] / self.feedback.omega  # type: ignore[union-attr]
+        both = support_polygon(list(self._standing), [True, True], self.rg.body, 0.0)  # type: ignore[arg-type]
+        if not both.contains(cp, tol=g.margin):  # outside both feet: only a step can catch it
+            return 1.0
         out = capture_out(cp, self._standing[lead], self._standing[1 - lead], self.rg.body, g)  # type: ignore[arg-type]
         return gate_kappa(out, g)
 

@@ -7,7 +7,8 @@ pendulum frequency w) is compared with the leading foot's sole, in that foot's f
 edge that faces the trailing foot (the heel when walking forward, the toe backward) by ``out_x``,
 or more than ``lateral`` beyond its inner side edge (by ``out_y``), the single support to come
 could not hold the CoM over the foot (the capture point would leave the sole behind it), so the
-gait is slowed: kappa <= max(floor, exp(-gain (out_x + out_y))). The double support lasts until
+gait is slowed (only while the capture point is inside the double support's polygon, where waiting
+lets the CoP bring the CoM onto the leading foot; outside both feet only a step can catch it): kappa <= max(floor, exp(-gain (out_x + out_y))). The double support lasts until
 the CoM has come onto the leading foot, or the floor lets the step go on.
 """
 
