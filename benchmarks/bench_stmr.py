@@ -24,7 +24,7 @@ def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> No
     from kinemorph.robots.robot import load_robot
 
     robot = load_robot(robot_name)
-    sm = servo_model(robot, dt=1 / 90, kp=40.0, kd=1.0)
+    sm = servo_model(robot, dt=1 / 180, kp=40.0, kd=1.0)  # the engine's control step on a 30 fps clip
     m = sm.model
     q0 = robot.rest_qpos()
     t = np.arange(steps + 1) * sm.dt
@@ -65,15 +65,22 @@ def bench_pipeline(clip: Path, robot_name: str) -> None:
         print(f"  {key[8:]:10s} {info[key]:8.2f} s")
     for h in info["outer"]:
         alpha = " ".join(f"{a:.2f}" for a in h["alpha"])
+        r = h.get("replay") or {}
+        replay = (
+            f"  replay: fell {r['fell']}, base {100 * r['base_rms_m']:.1f} cm, slip {r['slip_cm_s']:.1f} cm/s, "
+            f"saturation {100 * r['saturation']:.0f}%"
+            if r
+            else ""
+        )
         print(
             f"  outer {h['evaluation']:2d}: {h['seconds']:6.1f} s  alpha [{alpha}]  objective {h['objective']:.3f}  "
-            f"base {100 * h['base_rms_m']:.1f} cm  upright {h['upright']}"
+            f"base {100 * h['base_rms_m']:.1f} cm  upright {h['upright']}{replay}"
         )
     v = info["sim_verdict"]
     print(
         f"  chosen alpha {np.round(info['alpha'], 2).tolist()}; duration {info['duration_s']:.2f} s; verdict: "
         f"feasible {v['feasible']}, fell {v['fell']}, base {100 * v['base_position_rms_m']:.1f} cm, "
-        f"saturation {100 * v['torque_saturation_fraction']:.0f}%"
+        f"saturation {100 * v['torque_saturation_fraction']:.0f}%, slip {v['contact_slip_cm_s']:.1f} cm/s"
     )
 
 

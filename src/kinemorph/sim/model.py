@@ -139,9 +139,12 @@ def _add_loader_bodies(spec: mujoco.MjSpec, robot: Robot) -> None:
 
 
 def build_torque_model(
-    robot: Robot, *, timestep: float = 0.001, friction: float = 0.8, meshes: bool = False
+    robot: Robot, *, timestep: float = 0.001, friction: float = 0.8, meshes: bool = False,
+    floor_solimp: tuple[float, float] | None = None,
 ) -> TorqueModel:
     """A torque-controlled copy of ``robot`` on a floor plane (see the module docstring).
+    floor_solimp: the floor's contact impedance (MuJoCo's solimp d0, d_width; None: MuJoCo's
+    default 0.9, 0.95, under which a trotting Go2's loaded feet sink 1-3 cm).
 
     Args:
         timestep: physics step [s]; 0.0005-0.002 (0.5-2 kHz).
@@ -181,6 +184,10 @@ def build_torque_model(
     floor.friction = np.array([friction, 0.005, 0.0001])
     floor.priority = 10
     floor.condim = 3
+    if floor_solimp is not None:
+        if not all(0 < x < 1 for x in floor_solimp):
+            raise ConfigError(f"floor_solimp values must be in (0, 1), got {floor_solimp}")
+        floor.solimp = np.array([floor_solimp[0], floor_solimp[1], 0.001, 0.5, 2.0])
     floor.contype = 1
     floor.conaffinity = 1
     try:

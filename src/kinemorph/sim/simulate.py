@@ -36,6 +36,10 @@ class SimConfig:
         stop_on_fall: end the replay at the fall.
         contacts: which points are floor contacts in the inverse dynamics.
         thresholds: limits of the verdict (kinemorph.sim.verdict).
+        floor_solimp: the floor's contact impedance (MuJoCo's solimp d0, d_width): (0.99, 0.99)
+            is a stiff floor on which a standing or trotting quadruped's feet sink under 1.5 mm
+            (MuJoCo's default (0.9, 0.95) lets a trotting Go2 sink 2-3 cm, more than the
+            verdict's own penetration limit); None: MuJoCo's default.
         controller: "auto" replays a motion that carries its own controls (RobotMotion.controls,
             e.g. STMR's) with those controls (controlled.py) and any other with the tracking
             replay (replay.py); "tracking" always uses the tracking replay.
@@ -50,6 +54,7 @@ class SimConfig:
     contacts: ContactSettings = field(default_factory=ContactSettings)
     thresholds: Thresholds = field(default_factory=Thresholds)
     controller: str = "auto"
+    floor_solimp: tuple[float, float] | None = (0.99, 0.99)
 
     def __post_init__(self) -> None:
         if self.assist_hz < 0:
@@ -112,7 +117,9 @@ def run_simulation(
     cfg = config or SimConfig()
     check_motion(motion, robot)
     motion = _normalised(motion)
-    tm = build_torque_model(robot, timestep=cfg.timestep, friction=cfg.friction, meshes=cfg.meshes)
+    tm = build_torque_model(
+        robot, timestep=cfg.timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=cfg.floor_solimp
+    )
     dyn = inverse_dynamics(tm, motion, cfg.contacts)
     ref = motion.qpos
     start = time.perf_counter()

@@ -29,6 +29,7 @@ from ...progress import Progress, report
 from ...robots.robot import Robot
 from ...robots.robot_motion import Controls, Keypoints, RobotMotion
 from ..quadruped.planner import swing_clearance
+from ...sim.simulate import SimConfig
 from .config import StmrConfig
 from .contacts_file import read_contacts
 from .dynamics import rollout_contacts, servo_model
@@ -38,7 +39,7 @@ from .temporal import ReplayScore, TemporalResult, temporal_stage
 from .warp import check_bounds, contact_changes, interpolate_qpos, segment_bounds
 
 CLEARANCE_RAMP = 0.3
-FLOOR_SOLIMP = None  # the floor of kinemorph.sim (MuJoCo default impedance), the one the verdict replays on
+FLOOR_SOLIMP = SimConfig().floor_solimp  # the floor of kinemorph.sim's verdict
 TRACKED_M = 0.05
 
 
