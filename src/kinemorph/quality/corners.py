@@ -26,7 +26,9 @@ def corner_points(
     """Floor points (body id (S,), points in the body frame (S, 3), labels) where a shape reaches
     more than 2 mm past its capsule (a box's corners: 0.7 cm on ANYmal B's shank boxes), up to
     CORNERS per geom, so that the floor checks see them."""
-    body, pts, names = [], [], []
+    body: list[int] = []
+    pts: list[np.ndarray] = []
+    names: list[str] = []
     for i, c in enumerate(caps):
         if not floor[i] or c[7] is None or c[7].shape[0] < 4:
             continue

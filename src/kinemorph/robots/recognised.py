@@ -112,8 +112,8 @@ def load_recognised(path: Path, *, meshes: bool) -> Recognised:
     rec = replace(rec, warnings=(*met, *rec.warnings))
     if rec.family == "quadruped":
         rec = _quadruped_rest(model, rec)
-    for w in rec.warnings:
-        warnings.warn(f"{path.name}: {w}", RobotWarning, stacklevel=3)
+    for note in rec.warnings:
+        warnings.warn(f"{path.name}: {note}", RobotWarning, stacklevel=3)
     return Recognised(model, info_of(rec, name=path.stem), rec)
 
 

@@ -119,8 +119,8 @@ def _compile_spec(
             if m.name not in used:
                 spec.delete(m)
         drop_textures(spec)
-    for name, (pos, quat, half) in (soles or {}).items():
-        g = spec.body(name).add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=pos, quat=quat, group=3)
+    for name, (at, quat, half) in (soles or {}).items():
+        g = spec.body(name).add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=half, pos=at, quat=quat, group=3)
         g.contype, g.conaffinity, g.density = 1, 1, 0.0
     for name, (parent, pos) in (tips or {}).items():
         spec.body(parent).add_body(name=name, pos=np.array(pos, dtype=float))
