@@ -419,3 +419,26 @@ def test_table_has_one_aligned_row_per_metric(static_report: QualityReport) -> N
     row = next(line for line in lines if line.startswith("foot slip, mean over feet [cm/s]"))
     assert row.split()[-1] == "0.000"
     assert next(line for line in lines if line.startswith("keypoint tracking error, mean [cm]")).endswith("n/a")
+
+
+def test_contact_thresholds_scale_down_for_small_robots_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A child-size robot's swinging foot never rises 3 cm: the planted band and speed shrink with
+    its standing height; robots of the registered sizes keep the fixed thresholds."""
+    from conftest import robot_or_skip
+    from kinemorph.motion.procedural import procedural_walk
+    from kinemorph.pipeline import RetargetJob, run_job
+    from kinemorph.quality.foot_slip import CONTACT_HEIGHT, CONTACT_MAX_SPEED, foot_slip, size_factor
+    from kinemorph.robots import load_robot
+    from robot_cases import humanoid_xml, write
+
+    for name in ("unitree_g1", "booster_t1", "unitree_go2"):
+        assert size_factor(robot_or_skip(name)) == 1.0
+    small = load_robot(write(tmp_path, "small.xml", humanoid_xml(height=0.5, prefix="s")))
+    k = size_factor(small)
+    assert 0.3 < k < 0.7
+    motion = run_job(RetargetJob(procedural_walk(duration=6.0), small, evaluate=False)).result
+    scaled = foot_slip(motion, small)
+    explicit = foot_slip(motion, small, contact_height=CONTACT_HEIGHT * k, contact_max_speed=CONTACT_MAX_SPEED * k)
+    fixed = foot_slip(motion, small, contact_height=CONTACT_HEIGHT, contact_max_speed=CONTACT_MAX_SPEED)
+    assert np.array_equal(scaled.planted, explicit.planted)
+    assert scaled.planted_fraction < fixed.planted_fraction  # swings no longer read as planted

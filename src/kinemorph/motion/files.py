@@ -8,7 +8,7 @@ import numpy as np
 
 from .._files import write_text_atomic
 from ..errors import ConfigError, MotionFileError
-from .bvh import format_bvh, read_bvh
+from .bvh import BvhData, format_bvh, read_bvh
 from .keypoints import read_keypoints
 from .motion import Motion
 from .presets import _Y_UP_TO_Z_UP, UNITS, Preset, apply_preset, change_frame, detect_preset, fps_from_frame_time
@@ -91,15 +91,20 @@ def _load(
                 strict=strict,
                 landmarks=landmarks,
             )
-        from dataclasses import replace
-
-        from .rig.load import preset_report
-
-        motion = apply_preset(data, named, source=str(p))
-        return replace(motion, rig=preset_report(motion, data.skeleton, *data.local_transforms()))
+        return with_rig(apply_preset(data, named, source=str(p)), data)
     elif unit is not None or up is not None:
         raise ConfigError(f"{p}: unit and up overrides go with preset 'auto' or 'generic', not a fixed preset")
-    return apply_preset(data, preset, source=str(p))
+    return with_rig(apply_preset(data, preset, source=str(p)), data)
+
+
+def with_rig(motion: Motion, data: BvhData) -> Motion:
+    """``motion`` (from a named preset) with its rig report, so that what needs the rig's landmarks
+    (an automatic mapping onto an unseen robot) works as for a recognised rig."""
+    from dataclasses import replace
+
+    from .rig.load import preset_report
+
+    return replace(motion, rig=preset_report(motion, data.skeleton, *data.local_transforms()))
 
 
 def _landmark_table(landmarks: str | Path | dict[str, str] | None) -> dict[str, str] | None:

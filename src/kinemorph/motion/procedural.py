@@ -257,7 +257,10 @@ def _clip(kind: str, duration: float, fps: float, speed: float, turn_rate: float
     what = (
         f"procedural:{kind}(duration={duration:g}, fps={fps:g}, speed={speed:g}, turn_rate={turn_rate:g}, seed={seed})"
     )
-    motion = apply_preset(_bvh_data(R, root, fps), "lafan1", source=what)
+    from .files import with_rig
+
+    data = _bvh_data(R, root, fps)
+    motion = with_rig(apply_preset(data, "lafan1", source=what), data)
     return replace(motion, meta=meta)
 
 

@@ -27,15 +27,16 @@ def evaluate(
     robot_motion: RobotMotion,
     robot: Robot,
     *,
-    contact_height: float = CONTACT_HEIGHT,
-    contact_max_speed: float = CONTACT_MAX_SPEED,
+    contact_height: float | None = None,
+    contact_max_speed: float | None = None,
     contact_min_frames: int = CONTACT_MIN_FRAMES,
     jump_threshold: float = JUMP_THRESHOLD,
     limit_tolerance: float = LIMIT_TOLERANCE,
 ) -> QualityReport:
     """Every metric of ``robot_motion`` on ``robot``. Forward kinematics runs once and is shared.
 
-    Options (see the metric functions): contact_height [m], contact_max_speed [m/s] and
+    Options (see the metric functions): contact_height [m], contact_max_speed [m/s] (default:
+    scaled to the robot's size, :func:`kinemorph.quality.foot_slip.size_factor`) and
     contact_min_frames for :func:`foot_slip`; jump_threshold [rad] for :func:`joint_jumps`;
     limit_tolerance [rad] for :func:`joint_limit_violations`.
     """

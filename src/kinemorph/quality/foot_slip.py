@@ -22,6 +22,12 @@ CONTACT_MAX_SPEED = 1.0
 the slips a retargeter makes (tenths of m/s) and below a swing foot's speed (2-4 m/s); a slip faster
 than this reads as swing and is not counted."""
 
+SIZE_HEIGHTS = {"humanoid": 0.6, "quadruped": 0.25}
+"""[m] standing height (humanoids: the root body above the floor at rest; quadrupeds: the hips) at
+and above which CONTACT_HEIGHT and CONTACT_MAX_SPEED hold as they are (the sizes of the robots
+they were set on: G1 0.79, H1 1.04, T1 0.67; Go2 0.29, A1 0.27). A smaller robot scales both by its
+height over this: a 0.44 m child-size robot's swinging foot never rises 3 cm, so the fixed band
+would count its swings as planted."""
 CONTACT_MIN_FRAMES = 3
 """Contacts shorter than this many frames are ignored (a foot brushing the floor mid-swing)."""
 
@@ -55,8 +61,8 @@ def foot_slip(
     *,
     pose: RobotPose | None = None,
     feet_lowest: np.ndarray | None = None,
-    contact_height: float = CONTACT_HEIGHT,
-    contact_max_speed: float = CONTACT_MAX_SPEED,
+    contact_height: float | None = None,
+    contact_max_speed: float | None = None,
     contact_min_frames: int = CONTACT_MIN_FRAMES,
 ) -> FootSlip:
     """Mean horizontal speed [cm/s] of each foot body's origin over the frames where that foot is planted.
@@ -68,8 +74,15 @@ def foot_slip(
     differences. ``pose`` (from ``robot.fk(motion.qpos)``) and ``feet_lowest`` (the feet's lowest
     points (T, F), from kinemorph.robots.geometry) are computed when not given.
 
+    ``contact_height`` and ``contact_max_speed`` default to CONTACT_HEIGHT and CONTACT_MAX_SPEED
+    times :func:`size_factor` of the robot.
+
     A foot rolling onto its toe moves its origin while the toe stays put; that counts as slip here.
     """
+    if contact_height is None or contact_max_speed is None:
+        k = size_factor(robot)
+        contact_height = CONTACT_HEIGHT * k if contact_height is None else contact_height
+        contact_max_speed = CONTACT_MAX_SPEED * k if contact_max_speed is None else contact_max_speed
     if contact_height < 0 or contact_max_speed <= 0 or contact_min_frames < 1:
         raise ConfigError(
             f"foot_slip: need contact_height >= 0, contact_max_speed > 0, contact_min_frames >= 1; got "
@@ -96,3 +109,25 @@ def foot_slip(
             slide = speeds(origin[:, f], motion.fps, horizontal=True)  # (T,) [m/s]
             per_foot[f] = float(slide[planted[:, f]].mean()) * CM_PER_M
     return FootSlip(nan_mean(per_foot), nan_max(per_foot), per_foot, planted)
+
+
+_FACTORS: dict[tuple[str, str, bytes], float] = {}
+
+
+def size_factor(robot: Robot) -> float:
+    """min(1, standing height / SIZE_HEIGHTS[family]) (1 for other families): how much smaller than
+    the robots the contact thresholds were set on ``robot`` is. Cached per model and rest pose."""
+    ref = SIZE_HEIGHTS.get(robot.family)
+    if ref is None:
+        return 1.0
+    q = robot.rest_qpos()
+    key = (str(robot.path), robot.family, q.tobytes())
+    if key not in _FACTORS:
+        pos = robot.fk(q).positions[0]
+        floor = float(lowest_points(robot, q, robot.feet).min())
+        if robot.family == "quadruped" and robot.legs:
+            height = float(np.mean([pos[robot.body_id(hip), 2] for hip, _ in robot.legs])) - floor
+        else:
+            height = float(pos[1, 2]) - floor  # the root body
+        _FACTORS[key] = float(np.clip(height / ref, 0.05, 1.0))
+    return _FACTORS[key]

@@ -259,9 +259,9 @@ def cleanup(
     if held.size:
         # anchored where the engine's motion has them at their first planted frame (on the floor)
         xpos, xmat = body_frames(robot, q_src[points.start[held]])
-        for k, c in enumerate(held):
+        for row, c in enumerate(held):
             b = int(points.body[c])
-            ar.anchor[c] = xpos[k, b] + xmat[k, b].reshape(3, 3) @ points.local[c]
+            ar.anchor[c] = xpos[row, b] + xmat[row, b].reshape(3, 3) @ points.local[c]
             ar.anchor[c, 2] = points.radius[c]
         ar.cset[held] = True
     out = np.empty_like(q_src)
