@@ -81,16 +81,20 @@ def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  #
 
 @pytest.mark.slow
 def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ignore[no-untyped-def]
-    """Without TMR (alpha fixed at 1) the replay of the 2x trot leaves the motion far more than with
-    it, and the chosen alpha slows the clip down (measured: 15.1 -> 6.2 cm base rms, alpha 1.32, 0.94)."""
+    """Without TMR (alpha fixed at 1) the 2x trot's own-controls replay runs its motors at their
+    limits and slides its feet far more than with it, and the chosen alpha slows the clip down
+    (measured: saturation 13.1% -> 3.6% of steps, slip in the replay 9.9 -> 3.5 cm/s, joint jumps
+    2 -> 0, alpha 1.25, 1.67). Both replays stand and track (base < 1 cm); neither passes the
+    whole verdict (the 30 fps inverse dynamics leaves 0.23-0.25 rad/s of angular residual; README)."""
     clip = fast_trot(2.0, 4.0)
     fixed = retarget(clip, go2, engine="stmr", config=StmrConfig(alpha_min=1.0, alpha_max=1.0, max_segments=2))
     warped = retarget(clip, go2, engine="stmr", config=StmrConfig(max_segments=2))
     vf, vw = fixed.info["sim_verdict"], warped.info["sim_verdict"]
-    assert max(warped.info["alpha"]) > 1.0
+    assert max(warped.info["alpha"]) > 1.1
     assert warped.info["duration_s"] > fixed.info["duration_s"]
-    assert vw["base_position_rms_m"] < 0.7 * vf["base_position_rms_m"]
-    assert vw["torque_saturation_fraction"] < vf["torque_saturation_fraction"]
+    assert not vw["fell"] and vw["base_position_rms_m"] < 0.02
+    assert vw["torque_saturation_fraction"] < 0.5 * vf["torque_saturation_fraction"]
+    assert vw["contact_slip_cm_s"] < 0.6 * vf["contact_slip_cm_s"]
 
 
 def test_a_clip_not_feasible_within_the_bounds_comes_back_with_a_warning(go2) -> None:  # type: ignore[no-untyped-def]
@@ -106,9 +110,10 @@ def test_a_clip_not_feasible_within_the_bounds_comes_back_with_a_warning(go2) ->
 @pytest.mark.parametrize("robot_name", ["unitree_go2", "unitree_a1"])
 @pytest.mark.parametrize("clip", ["dog_walk.bvh", "dog_idle.bvh"])
 def test_dog_clips_replay_better_after_the_temporal_stage(clip: str, robot_name: str) -> None:
-    """The whole method on the shared clips (4-10 minutes each): the replay of STMR's output falls
-    later than the spatial stage's, with less residual (README: the stage table, where neither is
-    feasible), and an untracked rollout carries a warning."""
+    """The whole method on the shared clips (5-15 minutes each on the shared machine): STMR's output
+    is replayed with its own controls and does better than the spatial stage's tracking replay
+    (README: the stage table): it falls later or not at all, with less residual; an untracked
+    rollout carries a warning."""
     from kinemorph.sim import simulate
 
     robot = robot_or_skip(robot_name)
@@ -116,6 +121,7 @@ def test_dog_clips_replay_better_after_the_temporal_stage(clip: str, robot_name:
     smr = simulate(retarget(motion, robot, engine="stmr", config=StmrConfig(stages="spatial", verdict=False)), robot)
     out = retarget(motion, robot, engine="stmr")
     v = out.info["sim_verdict"]
+    assert v["controller"] == "own controls"
     fall = v["time_to_fall_s"] if v["fell"] else float("inf")
     assert fall > (smr.time_to_fall_s if smr.fell else float("inf")) or not v["fell"]
     assert v["residual_force_mean_fraction"] < smr.residual_force_mean_fraction

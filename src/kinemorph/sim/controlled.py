@@ -74,7 +74,8 @@ def check_controls(tm: TorqueModel, motion: RobotMotion, c: Controls) -> np.ndar
     k = c.values.shape[0]
     if c.values.ndim != 2 or c.values.shape[1] != nu or c.gains.shape != (k, nu, 2 * nv):
         raise KinemorphError(
-            f"{where} have shapes {c.values.shape} and gains {c.gains.shape}; expected (K, {nu}) and (K, {nu}, {2 * nv})"
+            f"{where} have shapes {c.values.shape} and gains {c.gains.shape}; "
+            f"expected (K, {nu}) and (K, {nu}, {2 * nv})"
         )
     span = k * c.dt
     length = (motion.num_frames - 1) / motion.fps

@@ -139,7 +139,11 @@ def _add_loader_bodies(spec: mujoco.MjSpec, robot: Robot) -> None:
 
 
 def build_torque_model(
-    robot: Robot, *, timestep: float = 0.001, friction: float = 0.8, meshes: bool = False,
+    robot: Robot,
+    *,
+    timestep: float = 0.001,
+    friction: float = 0.8,
+    meshes: bool = False,
     floor_solimp: tuple[float, float] | None = None,
 ) -> TorqueModel:
     """A torque-controlled copy of ``robot`` on a floor plane (see the module docstring).

@@ -11,12 +11,11 @@ from ..errors import ConfigError, KinemorphError
 from ..progress import Progress
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
+from .controlled import replay_controls
 from .inverse import ContactSettings, Dynamics, inverse_dynamics
 from .model import TorqueModel, build_torque_model
 from .replay import Gains, Rollout, replay
-from .controlled import replay_controls
 from .verdict import SimReport, Thresholds, fall_test, orientation_error_deg, residual_velocity, rms
-
 
 CONTROLLERS = ("auto", "tracking")
 OWN_CONTROLS = "own controls"

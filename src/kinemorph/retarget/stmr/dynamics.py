@@ -54,8 +54,15 @@ class ServoModel:
 
 
 def servo_model(
-    robot: Robot, *, dt: float, friction: float = 0.8, kp: float = 0.0, kd: float = 0.0, gains: Gains | None = None,
-    floor_margin: float = 0.0, floor_solimp: tuple[float, float] | None = None,
+    robot: Robot,
+    *,
+    dt: float,
+    friction: float = 0.8,
+    kp: float = 0.0,
+    kd: float = 0.0,
+    gains: Gains | None = None,
+    floor_margin: float = 0.0,
+    floor_solimp: tuple[float, float] | None = None,
 ) -> ServoModel:
     """``robot`` as PD servos stepped every ``dt`` [s] (see the module docstring). kp [N m / rad] and
     kd [N m s / rad] > 0 set every servo's gains; 0 takes the replay's gains (sim.gains).

@@ -28,8 +28,8 @@ from ...motion.motion import Motion
 from ...progress import Progress, report
 from ...robots.robot import Robot
 from ...robots.robot_motion import Controls, Keypoints, RobotMotion
-from ..quadruped.planner import swing_clearance
 from ...sim.simulate import SimConfig
+from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
 from .contacts_file import read_contacts
 from .dynamics import rollout_contacts, servo_model
@@ -71,6 +71,7 @@ def _verdict(motion: RobotMotion, robot: Robot) -> dict[str, object]:
     keys = (
         "feasible", "fell", "time_to_fall_s", "base_position_rms_m", "torque_saturation_fraction",
         "id_torque_over_limit_fraction", "residual_force_mean_fraction", "contact_slip_cm_s", "reasons",
+        "controller", "max_penetration_m",
     )  # fmt: skip
     return {k: v for k, v in asdict(rep).items() if k in keys}
 
