@@ -27,9 +27,9 @@ from ..gait.style import Style
 from ..robots.robot import Robot
 from ..sim.model import TorqueModel
 from .feedback import FeedbackConfig, FeedbackState, GaitFeedback
-from .gate import GateConfig, capture_out, gate_kappa
+from .gate import GateConfig, liftoff_cap
 from .mpc import MpcConfig, MpcPlan, solve_mpc
-from .preview import SupportPhase, _to_next_event, preview
+from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
 from .support import clamp_width, contact_points, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
 from .touchdown import TouchdownWatch
@@ -201,8 +201,9 @@ class GaitController:
             for f in range(2):
                 if not ph.landed[f]:
                     continue
-                if raw_prev[f] == ph.feet[f] and moved_prev[f] is not None:
-                    feet[f] = moved_prev[f]
+                kept = moved_prev[f]
+                if raw_prev[f] == ph.feet[f] and kept is not None:
+                    feet[f] = kept
                     continue
                 x, y, yaw = ph.feet[f][0] + step[0], ph.feet[f][1] + step[1], ph.feet[f][2]
                 other = feet[1 - f] if ph.contacts[1 - f] else None
@@ -232,10 +233,10 @@ class GaitController:
         if settling:
             fb = FeedbackState(1.0, np.zeros(2), np.zeros(2), False, False, False)
         else:
-            axis = self._step_axis(self.phases) if self.phases else np.zeros(2)
+            axis = step_axis(self.phases) if self.phases else np.zeros(2)
             single = not all(self.planner.contacts)
-            duration = self._phase_duration(self.planner.phase, timing)
-            fb = self.feedback.update(e, ed, axis, duration, single, self._to_touchdown(self.phases))
+            duration = phase_duration(self.planner.phase, timing)
+            fb = self.feedback.update(e, ed, axis, duration, single, time_to_touchdown(self.phases))
             if late.any() and fb.kappa > self.cfg.late_kappa:
                 fb = dataclasses.replace(fb, kappa=self.cfg.late_kappa, time_engaged=True)
             cap = self._gate(meas, timing)
@@ -286,56 +287,12 @@ class GaitController:
         self._last_vel = velocity.copy()
         self.contact_sum = np.zeros(2)
 
-    @staticmethod
-    def _phase_duration(phase: float, timing: np.ndarray) -> float:
-        ltd, rlo, rtd, cycle = (float(x) for x in timing)
-        if phase < 0.1:
-            return ltd
-        if phase < 0.5:
-            return rlo - ltd
-        if phase < 0.6:
-            return rtd - rlo
-        return cycle - rtd
-
     def _gate(self, meas: np.ndarray, timing: np.ndarray) -> float:
-        """The lift-off gate's cap on kappa (1 outside the second part of a double support)."""
-        g = self.cfg.gate
-        phase = self.planner.phase
-        if not g.enabled or not all(self.planner.contacts) or self._standing is None:
-            return 1.0
-        lead = 0 if phase < 0.5 else 1
-        duration = self._phase_duration(phase, timing)
-        left = _to_next_event(phase, timing)
-        if left > (1.0 - g.from_share) * duration or self._standing[0] is None or self._standing[1] is None:
+        """The lift-off gate's cap on kappa (gate.py)."""
+        if not all(self.planner.contacts) or self._standing is None or None in self._standing:
             return 1.0
         cp = meas[:, 0] + meas[:, 1] / self.feedback.omega  # type: ignore[union-attr]
-        both = support_polygon(list(self._standing), [True, True], self.rg.body, 0.0)  # type: ignore[arg-type]
-        if not both.contains(cp, tol=g.margin):  # outside both feet: only a step can catch it
-            return 1.0
-        out = capture_out(cp, self._standing[lead], self._standing[1 - lead], self.rg.body, g)  # type: ignore[arg-type]
-        return gate_kappa(out, g)
-
-    @staticmethod
-    def _to_touchdown(phases: list[SupportPhase]) -> float:
-        """Time [s] from now to the first previewed touch-down (0 when none)."""
-        first = phases[0] if phases else None
-        for ph in phases[1:]:
-            if any(ph.landed[f] and not first.landed[f] for f in range(2)):  # type: ignore[union-attr]
-                return ph.start
-        return 0.0
-
-    @staticmethod
-    def _step_axis(phases: list[SupportPhase]) -> np.ndarray:
-        """Unit vector from the current foothold to the next one (the first previewed landing)."""
-        first = phases[0]
-        for ph in phases[1:]:
-            for f in range(2):
-                if (ph.contacts[f] and not first.contacts[f]) or (ph.landed[f] and not first.landed[f]):
-                    other = first.feet[1 - f]
-                    v = np.array([ph.feet[f][0] - other[0], ph.feet[f][1] - other[1]])
-                    n = float(np.linalg.norm(v))
-                    return v / n if n > 1e-9 else np.zeros(2)
-        return np.zeros(2)
+        return liftoff_cap(cp, self.planner.phase, timing, self._standing, self.rg.body, self.cfg.gate)  # type: ignore[arg-type]
 
     def control_tick(self, d: mujoco.MjData, k: int) -> WbcOutput:
         """Torques at control sub-tick k (0..sub-1) of the current planner interval."""

@@ -7,9 +7,10 @@ pendulum frequency w) is compared with the leading foot's sole, in that foot's f
 edge that faces the trailing foot (the heel when walking forward, the toe backward) by ``out_x``,
 or more than ``lateral`` beyond its inner side edge (by ``out_y``), the single support to come
 could not hold the CoM over the foot (the capture point would leave the sole behind it), so the
-gait is slowed (only while the capture point is inside the double support's polygon, where waiting
-lets the CoP bring the CoM onto the leading foot; outside both feet only a step can catch it): kappa <= max(floor, exp(-gain (out_x + out_y))). The double support lasts until
-the CoM has come onto the leading foot, or the floor lets the step go on.
+gait is slowed, kappa <= max(floor, exp(-gain (out_x + out_y))), while the capture point is
+inside the two feet's polygon (where waiting lets the CoP bring the CoM onto the leading foot;
+outside both feet only a step can catch it). The double support lasts until the CoM has come onto
+the leading foot, or the floor lets the step go on.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..gait.footsteps import GaitBody, Pose2
+from .preview import _to_next_event, phase_duration
+from .support import support_polygon
 
 
 @dataclass(frozen=True)
@@ -68,3 +71,19 @@ def capture_out(cp: np.ndarray, lead: Pose2, trail: Pose2, body: GaitBody, cfg: 
 def gate_kappa(out: float, cfg: GateConfig) -> float:
     """The largest time-scaling rate the gate allows for a capture point ``out`` metres out."""
     return max(cfg.floor, math.exp(-cfg.gain * out))
+
+
+def liftoff_cap(
+    cp: np.ndarray, phase: float, timing: np.ndarray, standing: list[Pose2], body: GaitBody, cfg: GateConfig
+) -> float:
+    """The largest kappa the gate allows in a double support at gait ``phase`` (left leads in
+    [0.1, 0.5), right in [0.6, 1)), from the capture point cp (2,) and where the feet stand: 1
+    before ``from_share`` of the phase has passed and when cp is outside both feet's polygon."""
+    if not cfg.enabled:
+        return 1.0
+    lead = 0 if phase < 0.5 else 1
+    if _to_next_event(phase, timing) > (1.0 - cfg.from_share) * phase_duration(phase, timing):
+        return 1.0
+    if not support_polygon(list(standing), [True, True], body, 0.0).contains(cp, tol=cfg.margin):
+        return 1.0  # outside both feet: only a step can catch it
+    return gate_kappa(capture_out(cp, standing[lead], standing[1 - lead], body, cfg), cfg)

@@ -104,3 +104,39 @@ def preview(
         poses = tuple(landing)  # type: ignore[assignment]
         contacts = new
     return out
+
+
+def phase_duration(phase: float, timing: np.ndarray) -> float:
+    """Nominal duration [s] of the contact phase at a gait phase (timing [t_LTD, t_RLO, t_RTD, T])."""
+    ltd, rlo, rtd, cycle = (float(x) for x in timing)
+    if phase < 0.1:
+        return ltd
+    if phase < 0.5:
+        return rlo - ltd
+    if phase < 0.6:
+        return rtd - rlo
+    return cycle - rtd
+
+
+def time_to_touchdown(phases: list[SupportPhase]) -> float:
+    """Time [s] from now to the first previewed touch-down (0 when none)."""
+    first = phases[0] if phases else None
+    for ph in phases[1:]:
+        if any(ph.landed[f] and not first.landed[f] for f in range(2)):  # type: ignore[union-attr]
+            return ph.start
+    return 0.0
+
+
+def step_axis(phases: list[SupportPhase]) -> np.ndarray:
+    """Unit vector from the current foothold to the next one (the first previewed landing). Shape: (2,)."""
+    if not phases:
+        return np.zeros(2)
+    first = phases[0]
+    for ph in phases[1:]:
+        for f in range(2):
+            if (ph.contacts[f] and not first.contacts[f]) or (ph.landed[f] and not first.landed[f]):
+                other = first.feet[1 - f]
+                v = np.array([ph.feet[f][0] - other[0], ph.feet[f][1] - other[1]])
+                n = float(np.linalg.norm(v))
+                return v / n if n > 1e-9 else np.zeros(2)
+    return np.zeros(2)

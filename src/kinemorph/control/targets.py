@@ -136,6 +136,6 @@ def nlerp(a: np.ndarray, b: np.ndarray, s: float) -> np.ndarray:
         sign = -1.0 if float(a @ b) < 0 else 1.0
         q = (1 - s) * a + (s * sign) * b
         return q / math.sqrt(float(q @ q))
-    sign = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0, -1.0, 1.0)
-    q = (1 - s) * a + s * sign * b
+    signs = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0, -1.0, 1.0)
+    q = (1 - s) * a + s * signs * b
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
