@@ -124,8 +124,9 @@ def test_synthetic_quadruped_legs_and_standing_pose(tmp_path: Path) -> None:
 
 
 def test_a_bare_calf_tip_stands_on_the_calf_capsule_end(tmp_path: Path) -> None:
-    """A foot point with no shape of its own is held on the floor through the rounded end of its
-    calf's capsule (so holding it and keeping the capsule above the floor agree) and measured there."""
+    """A foot point with no shape of its own is the centre of its calf capsule's rounded end (it
+    rolls on it like a sphere foot), held on the floor through that end (so holding it and keeping
+    the capsule above the floor agree) and measured there."""
     from kinemorph.quality.proxies import link_proxies
     from kinemorph.robots.geometry import collision_geoms
 
@@ -135,7 +136,7 @@ def test_a_bare_calf_tip_stands_on_the_calf_capsule_end(tmp_path: Path) -> None:
         mine = np.nonzero(prox.body == robot.body_id(foot))[0]
         assert len(mine) == 1 and prox.floor[mine[0]]
         assert prox.radius[mine[0]] == pytest.approx(0.015)  # the calf capsule's radius
-        assert np.allclose(prox.p0[mine[0]], [0, 0, 0.015], atol=1e-9)  # its end's centre, in the foot frame
+        assert np.allclose(prox.p0[mine[0]], 0.0, atol=1e-9)  # the foot point is that end's centre
         calf = robot.body_names[int(robot.model.body_parentid[robot.body_id(foot)])]
         assert set(collision_geoms(robot, foot)) == set(collision_geoms(robot, calf))
 

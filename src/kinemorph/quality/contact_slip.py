@@ -2,10 +2,10 @@
 
 Unlike :mod:`foot_slip` (a foot body's origin over the frames its foot is planted), this measures
 each collision geom of the feet (G1: four spheres per foot) on every frame its lowest point is
-within ``height`` of the floor, so a heel-to-toe roll is no slip and a toe dragged along the
-floor is.
+within ``height`` of the floor, by the speed of its centre (a capsule standing on an end, such as
+a bare calf tip, by that end's centre: it rolls on it), so a heel-to-toe roll on sole spheres is
+no slip and a toe dragged along the floor is.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +18,7 @@ from ..robots.geometry import GroundClearance, collision_geoms, geom_lowest_z
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion
-from .proxies import pose_frames
+from .proxies import body_frames, pose_frames
 
 TOUCH_HEIGHT = 0.01
 """[m] a contact geom whose lowest point is at most this high touches the floor."""
@@ -39,6 +39,31 @@ class ContactSlip:
     touching_fraction: float
 
 
+_T = mujoco.mjtGeom
+
+
+def contact_patches(robot: Robot, geoms: np.ndarray, xpos: np.ndarray, xmat: np.ndarray) -> np.ndarray:
+    """World point of each geom whose speed is its slip, per frame (T, G, 3) [m], from body frames
+    xpos (T, nbody, 3) and xmat (T, nbody, 9): the geom's centre, except for a capsule standing on
+    an end (a shank's tip), which rolls on that end: the end's centre, blended in continuously as
+    the capsule rises from lying (|axis z| <= 0.2: its centre) to standing (>= 0.4: its lower end)."""
+    m = robot.model
+    T = xpos.shape[0]
+    out = np.empty((T, len(geoms), 3))
+    for k, g in enumerate(geoms):
+        b = int(m.geom_bodyid[g])
+        rb = xmat[:, b].reshape(T, 3, 3)
+        centre = xpos[:, b] + rb @ m.geom_pos[g]  # (T, 3)
+        out[:, k] = centre
+        if int(m.geom_type[g]) == _T.mjGEOM_CAPSULE:
+            gm = np.empty(9)
+            mujoco.mju_quat2Mat(gm, m.geom_quat[g])
+            axis = (rb @ gm.reshape(3, 3))[:, :, 2] * m.geom_size[g, 1]  # (T, 3) half segment
+            steep = np.clip((np.abs(axis[:, 2]) / m.geom_size[g, 1] - 0.2) / 0.2, 0.0, 1.0)
+            out[:, k] -= (np.sign(axis[:, 2]) * steep)[:, None] * axis
+    return out
+
+
 def contact_slip(
     motion: RobotMotion, robot: Robot, *, height: float = TOUCH_HEIGHT, clearance: GroundClearance | None = None
 ) -> ContactSlip:
@@ -57,19 +82,11 @@ def contact_slip(
             else np.array([int(np.nonzero(clearance.geoms == g)[0][0]) for g in geoms])
         )
         low = clearance.lowest[:, cols]  # (T, G) [m]
-        b = robot.model.geom_bodyid[geoms]
         xpos, xmat = pose_frames(clearance.pose)
-        rot = xmat[:, b].reshape(motion.num_frames, geoms.size, 3, 3)
-        pos = xpos[:, b] + np.einsum("tgij,gj->tgi", rot, robot.model.geom_pos[geoms])
     else:
         low = geom_lowest_z(robot, motion.qpos, geoms)  # (T, G) [m]
-        m = robot.model
-        d = mujoco.MjData(m)
-        pos = np.empty((motion.num_frames, geoms.size, 3))
-        for t in range(motion.num_frames):
-            d.qpos[:] = motion.qpos[t]
-            mujoco.mj_kinematics(m, d)
-            pos[t] = d.geom_xpos[geoms]
+        xpos, xmat = body_frames(robot, motion.qpos)
+    pos = contact_patches(robot, geoms, xpos, xmat)
     v = np.stack([speeds(pos[:, g], motion.fps, horizontal=True) for g in range(geoms.size)], axis=1)  # (T, G)
     touch = low <= height
     if not touch.any():

@@ -335,7 +335,7 @@ def _sole_points(
 
 def _tip_sphere(robot: Robot, d: mujoco.MjData, foot: int, caps: list[_Cap]) -> tuple[np.ndarray, float]:
     """A shapeless foot's floor proxy: the rounded end of its parent's capsule that the foot point
-    sits on (its centre in the foot's frame and its radius), so that holding the foot on the floor
+    sits on or at the centre of (its centre in the foot's frame and its radius), so that holding the foot on the floor
     and keeping the capsule above it ask the same; the foot's origin when no capsule ends there."""
     parent = robot.body_names[int(robot.model.body_parentid[foot])]
     xf, rf = d.xpos[foot], d.xmat[foot].reshape(3, 3)
@@ -346,7 +346,8 @@ def _tip_sphere(robot: Robot, d: mujoco.MjData, foot: int, caps: list[_Cap]) -> 
         b = robot.body_names.index(c[0])
         for end in (c[2], c[3]):
             centre = rf.T @ (d.xpos[b] + d.xmat[b].reshape(3, 3) @ end - xf)
-            gap = abs(float(np.linalg.norm(centre)) - c[4])
+            dist = float(np.linalg.norm(centre))
+            gap = min(abs(dist - c[4]), dist)  # the foot point on that end's surface, or at its centre
             if gap < best_gap:
                 best, best_gap = (centre, float(c[4])), gap
     return best

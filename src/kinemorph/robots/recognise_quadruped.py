@@ -55,7 +55,8 @@ def _one(tree: _Tree, trunk: int, end: int, name: str, where: str) -> QuadLeg:
 
 def _foot_point(tree: _Tree, chain: list[int]) -> tuple[int, bool, np.ndarray]:
     """(body, whether it is a sphere geom, world point) of the foot: a sphere geom at the chain's end (the
-    lowest one), else the lowest point of the last body's collision geometry, else its origin."""
+    lowest one), else the centre of the calf capsule's lower end when that is the calf's lowest point,
+    else the lowest point of the last body's collision geometry, else twice its centre of mass."""
     last = chain[-1]
     m = tree.m
     spheres = [g for b in tree.subtree(last) for g in tree.geoms[b] if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
@@ -64,6 +65,15 @@ def _foot_point(tree: _Tree, chain: list[int]) -> tuple[int, bool, np.ndarray]:
         body = int(m.geom_bodyid[g])
         return body, True, tree.d.geom_xpos[g].copy()
     gs = tree.geoms[last]
+    caps = [g for g in gs if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_CAPSULE]
+    if caps:  # a calf capsule's rounded end: the centre of that end (it rolls on it like a sphere)
+        ends = []
+        for g in caps:
+            axis = tree.d.geom_xmat[g].reshape(3, 3)[:, 2] * m.geom_size[g, 1]
+            ends += [(tree.d.geom_xpos[g] + sgn * axis, float(m.geom_size[g, 0])) for sgn in (-1.0, 1.0)]
+        centre, r = min(ends, key=lambda e: float(e[0][2] - e[1]))
+        if abs(centre[2] - r - tree.low[last]) < 1e-6:  # that end is the calf's lowest point
+            return last, False, centre.copy()
     if gs:
         p = tree.distal(last)
         p[2] = tree.low[last]
