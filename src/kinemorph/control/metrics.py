@@ -44,7 +44,7 @@ def tracking_stats(log: ControlLog, *, skip: float = 2.0, bins: int = 20, joint:
     (default: the first shoulder pitch joint, else the first)."""
     if joint is None:
         names = [str(n) for n in log.upper_names]
-        joint = next((i for i, n in enumerate(names) if "shoulder_pitch" in n), 0)
+        joint = next((i for i, n in enumerate(names) if "shoulder_pitch" in n.lower()), 0)
     keep = log.time >= skip
     if keep.sum() < 2:
         keep = np.ones_like(log.time, dtype=bool)
