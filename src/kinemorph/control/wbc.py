@@ -49,6 +49,8 @@ class WbcConfig:
         max_force: upper bound on each pyramid weight [N].
         hard_contacts: a standing foot's acceleration target is an equality of the QP instead of a
             weighted task (falls back to the weighted task when the QP has no solution).
+        torque_limits: the motors' torque limits are constraints of the QP (else the torques are
+            clipped after it; falls back to clipping when the limits make the QP infeasible).
         stance_pivots: a standing foot follows the reference's heel/toe pitch and only its points on
             the floor carry force (off: it is held flat and still on all four points, which walked
             farther in the tests here).
@@ -82,6 +84,7 @@ class WbcConfig:
     max_force: float = 2000.0
     stance_pivots: bool = False
     hard_contacts: bool = False
+    torque_limits: bool = False
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
@@ -295,7 +298,14 @@ class WholeBody:
             lo[6:nv][bad] = hi[6:nv][bad] = mid[bad]
         lo[nv:] = 0.0
         hi[nv:] = cfg.max_force
-        res = solve_qp(H, g, A_eq=E, b_eq=b, x_lower=lo, x_upper=hi)
+        A_t = t_lo = t_hi = None
+        if cfg.torque_limits:  # |M_a qdd + h_a - Q_a rho| <= the motors' limits
+            ad = self.act_dof
+            A_t = np.hstack([M[ad], -Q[ad]])
+            t_lo, t_hi = -self.limit - h[ad], self.limit - h[ad]
+        res = solve_qp(H, g, A=A_t, lower=t_lo, upper=t_hi, A_eq=E, b_eq=b, x_lower=lo, x_upper=hi)
+        if not res.solved and A_t is not None:  # limits the contacts cannot meet: clip afterwards
+            res = solve_qp(H, g, A_eq=E, b_eq=b, x_lower=lo, x_upper=hi)
         if not res.solved and len(b) > 6:
             res = solve_qp(H, g, A_eq=E[:6], b_eq=b[:6], x_lower=lo, x_upper=hi)
         x = res.x
