@@ -82,3 +82,13 @@ def test_an_npz_with_part_of_the_controls_is_refused(go2, trot, tmp_path) -> Non
     np.savez(tmp_path / "part.npz", **data)
     with pytest.raises(KinemorphError, match="lacks"):
         load(tmp_path / "part.npz", robot_name=go2.name, dof_names=go2.dof_names)
+
+
+def test_the_cli_names_the_controller_and_can_force_the_tracking_replay(go2, trot, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from kinemorph.cli import main
+
+    path = save(trot, tmp_path / "t.npz")
+    assert main(["simulate", str(path), "--robot", "unitree_go2", "--quiet"]) == 0
+    assert "controller: own controls" in capsys.readouterr().out
+    assert main(["simulate", str(path), "--robot", "unitree_go2", "--quiet", "--controller", "tracking"]) == 0
+    assert "controller: tracking replay" in capsys.readouterr().out

@@ -3,7 +3,8 @@ replay in MuJoCo, with the verdict of kinemorph.sim.
 
     kinemorph simulate walk_g1.npz --robot unitree_g1 --report walk_sim.json -o walk_sim.npz
 
-Prints the verdict and the reasons; ``--report`` writes every figure as JSON, ``-o`` the simulated
+Prints the verdict, the controller that ran (a motion that carries its own controls, such as
+STMR's output, is replayed with them) and the reasons; ``--report`` writes every figure as JSON, ``-o`` the simulated
 trajectory (a robot motion file) with torques and contact forces. Exit status 0 whether or not
 the motion is feasible (the report says); 2 for bad input.
 """
@@ -36,6 +37,11 @@ def register(sub: Any) -> None:
     g.add_argument("--assist-hz", type=float, default=0.0, help="base-assist bandwidth [Hz]; 0: off [default: 0]")
     g.add_argument("--bandwidth-hz", type=float, default=10.0, help="joint PD bandwidth [Hz] [default: 10]")
     g.add_argument("--meshes", action="store_true", help="keep mesh collision geoms (slower)")
+    g.add_argument(
+        "--controller", choices=("auto", "tracking"), default="auto",
+        help="auto: a motion that carries its own controls (STMR's npz) is replayed with them, any other by "
+        "the tracking replay; tracking: always the tracking replay [default: auto]",
+    )  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -59,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         meshes=args.meshes,
         assist_hz=args.assist_hz,
         gains=Gains(bandwidth_hz=args.bandwidth_hz),
+        controller=args.controller,
     )
     robot = load_robot(args.robot)
     motion = load(args.input, robot_name=robot.name, dof_names=robot.dof_names)
