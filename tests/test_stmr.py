@@ -154,3 +154,27 @@ def test_spatial_stage_meets_the_foot_targets_on_the_dog_clips(clip: str, robot_
     assert q.foot_slip_mean_cm_s <= 1.0
     assert q.penetration_p95_cm <= 0.1
     assert q.joint_jump_frames == 0
+
+
+def test_missed_stances_are_completed_and_flights_kept() -> None:
+    """A paw resting 6 cm above its floor for half a second is planted; one moving fast at that
+    height is not; a 1 s swing whose paw dips to the floor gets a short touch-down there; a paw
+    high in the air stays a swing."""
+    from kinemorph.retarget.stmr.stance import complete_paw_contacts
+
+    fps, n = 30.0, 60
+    t = np.arange(n) / fps
+    paws = np.zeros((n, 4, 3))
+    paws[:, :, 2] = 0.2  # all four high (a flight) ...
+    paws[:10, :, 2] = 0.0  # ... after a first stance that sets each paw's floor
+    paws[12:27, 0, 2] = 0.06  # paw 0 rests 6 cm up for 0.5 s
+    paws[12:27, 1, 2] = 0.06
+    paws[12:27, 1, 0] = 2.0 * t[12:27]  # paw 1 at that height, moving at 2 m/s
+    paws[30:60, 2, 2] = 0.2 - 0.19 * np.exp(-(((t[30:60] - 1.5) / 0.05) ** 2))  # paw 2 dips at 1.5 s
+    none = np.zeros((n, 4), dtype=bool)
+    none[:10] = True
+    out = complete_paw_contacts(paws, fps, none)
+    assert out[13:26, 0].all()
+    assert not out[12:27, 1].any()
+    assert out[44:46, 2].all() and out[30:60, 2].sum() <= 3
+    assert not out[10:, 3].any()

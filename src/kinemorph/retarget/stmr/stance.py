@@ -38,13 +38,17 @@ def paw_floors(paws: np.ndarray) -> np.ndarray:
 
 def complete_contacts(motion: Motion, contacts: np.ndarray) -> np.ndarray:
     """The planner's contacts (T, 4) bool with the stances of the module docstring added."""
-    fps = motion.fps
     paws = np.stack([motion.body(p)[0] for _, p in motion.legs], axis=1)  # (T, 4, 3)
+    return complete_paw_contacts(paws, motion.fps, contacts)
+
+
+def complete_paw_contacts(paws: np.ndarray, fps: float, contacts: np.ndarray) -> np.ndarray:
+    """complete_contacts on paw positions (T, F, 3) [m] sampled at fps [1/s]; contacts (T, F) bool."""
     floors = paw_floors(paws)
     out = contacts.copy()
     rest_frames = max(2, round(REST_S * fps))
     long_swing = max(3, round(LONG_SWING_S * fps))
-    for leg in range(4):
+    for leg in range(paws.shape[1]):
         h = paws[:, leg, 2] - floors[leg]
         v = speeds(paws[:, leg], fps)
         for a, b in contact_intervals((h <= REST_HEIGHT) & (v <= REST_SPEED)):
