@@ -127,3 +127,12 @@ def test_dog_clips_replay_better_after_the_temporal_stage(clip: str, robot_name:
     assert v["residual_force_mean_fraction"] < smr.residual_force_mean_fraction
     if not out.info["upright"] or out.info["tracking_base_rms_m"] > 0.05:
         assert out.solve_info.warnings
+
+
+def test_the_outer_loop_scores_each_candidate_by_its_replay(slowed) -> None:  # type: ignore[no-untyped-def]
+    """Every outer evaluation carries the verdict's criteria from kinemorph.sim's replay of its output
+    with its own controls, and they are part of its objective (the tracking terms alone are smaller)."""
+    for h in slowed.info["outer"]:
+        r = h["replay"]
+        assert set(r) == {"fell", "base_rms_m", "slip_cm_s", "saturation", "feasible"}
+        assert h["objective"] >= h["base_rms_m"] / 0.05 + r["slip_cm_s"] / 2.0
