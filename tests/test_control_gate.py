@@ -17,7 +17,7 @@ BODY = GaitBody(pelvis_height=0.7, foot_spacing=0.24, heel=-0.055, toe=0.125, ha
 
 
 def test_capture_point_behind_the_leading_heel_holds_the_double_support() -> None:
-    cfg = GateConfig()
+    cfg = GateConfig(lateral=0.08)
     lead, trail = (0.3, -0.12, 0.0), (0.0, 0.12, 0.0)  # walking forward: the right foot leads
     over = capture_out(np.array([0.32, -0.06]), lead, trail, BODY, cfg)
     assert over == 0.0 and gate_kappa(over, cfg) == 1.0
@@ -50,3 +50,11 @@ def test_clamp_width_keeps_feet_apart_and_within_reach() -> None:
     assert (x, y) == pytest.approx((0.1, 0.18))
     x, y = clamp_width((-0.2, 0.2), (0.0, 0.0, math.pi / 2), -1, 0.3, 0.09)  # right foot of one facing +y
     assert (x, y) == pytest.approx((0.09, 0.2))
+
+
+def test_gate_lets_a_capture_point_past_the_leading_toe_go() -> None:
+    lead, trail = (0.3, -0.12, 0.0), (0.0, 0.12, 0.0)  # walking forward: the right foot leads
+    cp = np.array([0.3 + BODY.toe + 0.02, 0.05])  # past the toe and 17 cm inside of the leading foot
+    assert capture_out(cp, lead, trail, BODY, GateConfig()) == 0.0  # waiting would let the CoM run on
+    held = capture_out(cp, lead, trail, BODY, GateConfig(ahead_free=False))
+    assert held == pytest.approx(0.05 + 0.12 - BODY.half_width - GateConfig().lateral)

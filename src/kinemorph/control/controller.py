@@ -6,7 +6,9 @@ At each planner tick the CoM error e (measured minus reference) drives the gait 
 planner advances by kappa dt under the adjusted command; the footstep plan of the next
 ``preview`` seconds (with the step adjustment) goes to the MPC, which starts from the reference
 CoM state pulled towards the measured one at ``follow_rate``; its CoM trajectory is the QP's
-CoM target until the next planner tick.
+CoM target until the next planner tick. The preview follows the gait clock: a phase the time
+scaling slows is previewed as long as it will last, and a strafing command too fast for the
+style's cycle runs the clock faster at the same speed (``sideways_reach``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,14 @@ class ControlConfig:
             most at ``late_kappa`` times real time (touchdown.py); off: the plan's clock decides.
         mpc, wbc, feedback: the parts' settings.
         gate: the lift-off gate (gate.py): no lift-off while the capture point is behind the leading foot.
+        scaled_preview: the MPC's preview stretches the current phase by the time scaling that slows
+            it (kappa < 1: the phase ends 1/kappa times later), so a double support the gate holds is
+            planned as the longer one it is (else the CoP goes over to the next foot too early).
+        sideways_reach: share of the legs' sideways reach per cycle (``max_step_width`` wider than
+            the stance width, less the feet's least separation) that a sideways command may use;
+            a style whose cycle is too slow for the commanded strafing speed runs its clock faster
+            (pace = |v_y| T / reach, within the single-support limits) at the same speed, so its
+            steps fit the reach (0: off, the planner's path runs ahead of the clamped feet).
     """
 
     plan_rate: float = 125.0
@@ -78,6 +88,8 @@ class ControlConfig:
     wbc: WbcConfig = field(default_factory=WbcConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     gate: GateConfig = field(default_factory=GateConfig)
+    scaled_preview: bool = True
+    sideways_reach: float = 0.8
 
     def __post_init__(self) -> None:
         ratio = self.control_rate / self.plan_rate
@@ -93,6 +105,13 @@ def swing_progress(phase: float, timing: np.ndarray) -> np.ndarray:
     tau = PhaseMap(timing).time(phase)
     ltd, rlo, rtd = float(timing[0]), float(timing[1]), float(timing[2])
     return np.array([min(1.0, tau / ltd), min(1.0, max(0.0, (tau - rlo) / (rtd - rlo)))])
+
+
+def stretch_first(phases: list[SupportPhase], kappa: float) -> list[SupportPhase]:
+    """The preview with its current phase lasting 1/kappa times longer (later phases shifted)."""
+    extra = phases[0].end * (1.0 / kappa - 1.0)
+    first = dataclasses.replace(phases[0], end=phases[0].end + extra)
+    return [first] + [dataclasses.replace(ph, start=ph.start + extra, end=ph.end + extra) for ph in phases[1:]]
 
 
 @dataclass
@@ -228,6 +247,7 @@ class GaitController:
         e, ed = meas[:, 0] - self.com_ref[:, 0], meas[:, 1] - self.com_ref[:, 1]
         self._observe(meas[:, 1])
         timing = self.planner.sampler.sample(tuple(command)).timing
+        pace = self._pace(command, timing)
         settling = self.time < self.cfg.settle_time - 1e-9
         late = self.watch.waiting if self.cfg.late_touchdown else np.zeros(2, dtype=bool)
         if settling:
@@ -237,15 +257,20 @@ class GaitController:
             single = not all(self.planner.contacts)
             duration = phase_duration(self.planner.phase, timing)
             fb = self.feedback.update(e, ed, axis, duration, single, time_to_touchdown(self.phases))
+            if pace > 1.0:
+                fc = self.cfg.feedback
+                lo = fc.single_support_limits[0] if single else fc.double_support_limits[0]
+                fb = dataclasses.replace(fb, kappa=min(fb.kappa * pace, 2.0, max(fb.kappa, duration / lo)))
             if late.any() and fb.kappa > self.cfg.late_kappa:
                 fb = dataclasses.replace(fb, kappa=self.cfg.late_kappa, time_engaged=True)
-            cap = self._gate(meas, timing)
+            cap = self._gate(meas, timing, command) * pace
             if fb.kappa > cap:
                 fb = dataclasses.replace(fb, kappa=cap, time_engaged=True)
         yaw = self.next.yaw
         c, s = math.cos(yaw), math.sin(yaw)
         dv = fb.velocity
         cmd = np.array([command[0] + c * dv[0] + s * dv[1], command[1] - s * dv[0] + c * dv[1], command[2]])
+        cmd = cmd / pace  # the clock runs pace times faster: the same speed in real time
         # MPC at time t from the reference state pulled towards the measurement
         a = 1.0 - math.exp(-self.cfg.follow_rate * self.dt_plan)
         x0 = self.com_ref + a * (meas - self.com_ref)
@@ -256,10 +281,14 @@ class GaitController:
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
+        if pace > 1.0:
+            phases = [dataclasses.replace(ph, start=ph.start / pace, end=ph.end / pace) for ph in phases]
         ph = phases[0]
         contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
         if late.any() and any(contacts):  # the current support: the feet that are on the floor
             phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
+        if self.cfg.scaled_preview and not settling and fb.kappa < pace:
+            phases = stretch_first(phases, fb.kappa / pace)
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
@@ -276,7 +305,23 @@ class GaitController:
         self.prev = self.next
         self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), step)
         self.time += self.dt_plan
-        return PlanTick(self.next, fb, cmd, np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1), cop_now, solved)
+        com_ref = np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1)
+        return PlanTick(self.next, fb, cmd * pace, com_ref, cop_now, solved)
+
+    def _pace(self, command: np.ndarray, timing: np.ndarray) -> float:
+        """How much faster than real time the gait clock runs so that a sideways command's steps fit
+        the reach (ControlConfig.sideways_reach; 1: as the style times it)."""
+        share = self.cfg.sideways_reach
+        if share <= 0 or not math.isfinite(self.maker.max_width):
+            return 1.0
+        reach = share * (self.maker.max_width - min_separation(self.rg.body, 0.0))
+        if reach <= 0:
+            return 1.0
+        ltd, rlo, rtd, cycle = (float(x) for x in timing)
+        fc = self.cfg.feedback  # no phase shorter than the time scaling's limits
+        single, double = min(ltd, rtd - rlo), min(rlo - ltd, cycle - rtd)
+        most = min(single / fc.single_support_limits[0], double / fc.double_support_limits[0])
+        return min(max(1.0, abs(float(command[1])) * cycle / reach), max(1.0, most))
 
     def _observe(self, velocity: np.ndarray) -> None:
         """Update the push estimate from the CoM velocity and the QP's contact forces of the last tick."""
@@ -287,12 +332,15 @@ class GaitController:
         self._last_vel = velocity.copy()
         self.contact_sum = np.zeros(2)
 
-    def _gate(self, meas: np.ndarray, timing: np.ndarray) -> float:
-        """The lift-off gate's cap on kappa (gate.py)."""
+    def _gate(self, meas: np.ndarray, timing: np.ndarray, command: np.ndarray) -> float:
+        """The lift-off gate's cap on kappa (gate.py) under a command [vx, vy, yaw rate]."""
         if not all(self.planner.contacts) or self._standing is None or None in self._standing:
             return 1.0
+        gate = self.cfg.gate
+        if gate.lateral_per_speed > 0 and command[1] != 0:
+            gate = dataclasses.replace(gate, lateral=gate.lateral + gate.lateral_per_speed * abs(float(command[1])))
         cp = meas[:, 0] + meas[:, 1] / self.feedback.omega  # type: ignore[union-attr]
-        return liftoff_cap(cp, self.planner.phase, timing, self._standing, self.rg.body, self.cfg.gate)  # type: ignore[arg-type]
+        return liftoff_cap(cp, self.planner.phase, timing, self._standing, self.rg.body, gate)  # type: ignore[arg-type]
 
     def control_tick(self, d: mujoco.MjData, k: int) -> WbcOutput:
         """Torques at control sub-tick k (0..sub-1) of the current planner interval."""

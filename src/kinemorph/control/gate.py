@@ -10,7 +10,9 @@ could not hold the CoM over the foot (the capture point would leave the sole beh
 gait is slowed, kappa <= max(floor, exp(-gain (out_x + out_y))), while the capture point is
 inside the two feet's polygon (where waiting lets the CoP bring the CoM onto the leading foot;
 outside both feet only a step can catch it). The double support lasts until the CoM has come onto
-the leading foot, or the floor lets the step go on.
+the leading foot, or the floor lets the step go on. The lateral allowance grows with the
+sideways command (strafing carries the CoM on over the new foot), and a capture point already past
+the leading foot's far edge is not held for its lateral distance (the CoM would run on meanwhile).
 """
 
 from __future__ import annotations
@@ -38,14 +40,20 @@ class GateConfig:
         lateral: how far past the inner side edge the capture point may be at lift-off [m]
             (the CoM sways onto the standing foot during the single support).
         from_share: the gate acts once this share of the double support has passed.
+        lateral_per_speed: ``lateral`` grows by this much per m/s of sideways command [s] (when
+            strafing the CoM moves on sideways over the new foot after lift-off).
+        ahead_free: a capture point already past the leading foot's far edge (toe walking
+            forward) is not held for its lateral distance (the CoM would run on while waiting).
     """
 
     enabled: bool = True
     gain: float = 40.0
     floor: float = 0.1
     margin: float = 0.01
-    lateral: float = 0.08
+    lateral: float = 0.0
     from_share: float = 0.5
+    lateral_per_speed: float = 0.4
+    ahead_free: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.floor <= 1:
@@ -65,6 +73,9 @@ def capture_out(cp: np.ndarray, lead: Pose2, trail: Pose2, body: GaitBody, cfg: 
     out_x = max(0.0, body.heel + cfg.margin - x) if tx < 0 else max(0.0, x - (body.toe - cfg.margin))
     side = 1.0 if ty > 0 else -1.0
     out_y = max(0.0, side * y - (body.half_width + cfg.lateral))
+    ahead = x > body.toe - cfg.margin if tx < 0 else x < body.heel + cfg.margin
+    if ahead and cfg.ahead_free:  # running on past the leading foot: waiting would not help
+        out_y = 0.0
     return out_x + out_y
 
 
