@@ -41,7 +41,9 @@ class SimRequest:
     push: Push | None = None
 
 
-def make_request(command: tuple[float, float, float], duration: float, side: str, force: float, at: float) -> SimRequest:
+def make_request(
+    command: tuple[float, float, float], duration: float, side: str, force: float, at: float
+) -> SimRequest:
     """A request from the page's fields; ``side`` "none" (or a zero force) means no push."""
     if not (np.isfinite(duration) and 0 < duration <= MAX_DURATION):
         raise ConfigError(f"simulation length must be in (0, {MAX_DURATION:g}] s, got {duration}")
