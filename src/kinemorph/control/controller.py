@@ -8,7 +8,7 @@ planner advances by kappa dt under the adjusted command; the footstep plan of th
 CoM state pulled towards the measured one at ``follow_rate``; its CoM trajectory is the QP's
 CoM target until the next planner tick. The preview follows the gait clock: a phase the time
 scaling slows is previewed as long as it will last, and a strafing command too fast for the
-style's cycle runs the clock faster at the same speed (``sideways_reach``).
+style's cycle can run the clock faster at the same speed (``sideways_reach``, off by default).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ class ControlConfig:
             the stance width, less the feet's least separation) that a sideways command may use;
             a style whose cycle is too slow for the commanded strafing speed runs its clock faster
             (pace = |v_y| T / reach, within the single-support limits) at the same speed, so its
-            steps fit the reach (0: off, the planner's path runs ahead of the clamped feet).
+            steps fit the reach (0, the default: off, the planner's path runs ahead of the clamped
+            feet; 0.8 made T1's neutral strafing walk but T1's injured schedule fall, README).
     """
 
     plan_rate: float = 125.0
@@ -89,7 +90,7 @@ class ControlConfig:
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     gate: GateConfig = field(default_factory=GateConfig)
     scaled_preview: bool = True
-    sideways_reach: float = 0.8
+    sideways_reach: float = 0.0
 
     def __post_init__(self) -> None:
         ratio = self.control_rate / self.plan_rate
