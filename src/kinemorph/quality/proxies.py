@@ -25,7 +25,7 @@ import numpy as np
 from ..robots.robot import Robot, RobotPose
 from ._capsules import clip_pair_distances, clip_proxy_lowest
 from .corners import corner_points
-from .soles import support_points
+from .soles import _Cap, sole_points
 
 _T = mujoco.mjtGeom
 COVERAGE = 95.0
@@ -145,8 +145,6 @@ def _compile_frames(path: Path) -> tuple[mujoco.MjModel, list[tuple[int, Path, n
     return model, out
 
 
-_Cap = tuple[str, str, np.ndarray, np.ndarray, float, int, int, "np.ndarray | None"]
-"""(body, geom, p0, p1, radius, contype, conaffinity, shape points in the body frame or None)."""
 _CACHE: dict[tuple[str, float], tuple[list[_Cap], set]] = {}
 
 
@@ -269,7 +267,7 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
             cand.append((i, j))
     pairs = np.array(cand, dtype=np.int64).reshape(-1, 2)
     floor = np.ones(len(caps), dtype=bool)
-    sole_body, sole_pts, sole_radius, sole_names = _sole_points(robot, caps, floor)
+    sole_body, sole_pts, sole_radius, sole_names = sole_points(robot, caps, floor)
     corner_body, corner_pts, corner_names = corner_points(robot, caps, floor, p0, p1, radius)
     sole_body = np.concatenate([sole_body, corner_body])
     sole_pts = np.concatenate([sole_pts, corner_pts])
@@ -293,64 +291,6 @@ def build_link_proxies(robot: Robot) -> LinkProxies:
         d = clip_pair_distances(xpos, xmat, body, p0, p1, radius, pairs).min(axis=0)
         prox = LinkProxies(body, p0, p1, radius, pairs[d > REST_CLEARANCE], names, floor)
     return prox
-
-
-def _sole_points(
-    robot: Robot, caps: list[_Cap], floor: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
-    """Sole points of the feet whose collision shape is flat, and the origin of feet with no
-    collision shape (a foot point at a bare calf tip): body id (S,), points in the body frame
-    (S, 3), labels; the flat shapes' capsules are taken off the floor checks (``floor``)."""
-    m = robot.model
-    feet = {robot.body_id(f) for f in robot.feet}
-    d = mujoco.MjData(m)
-    d.qpos[:] = robot.rest_qpos()
-    mujoco.mj_kinematics(m, d)
-    body, pts, radii, names = [], [], [], []
-    for i, c in enumerate(caps):
-        b = robot.body_names.index(c[0])
-        if b not in feet or c[7] is None or c[7].shape[0] < 4:
-            continue
-        rot = d.xmat[b].reshape(3, 3)
-        up, fwd = rot.T @ np.array([0.0, 0.0, 1.0]), rot.T @ np.array([1.0, 0.0, 0.0])
-        sole = support_points(c[7], up, fwd)
-        floor[i] = False
-        for k, q in enumerate(sole):
-            body.append(b)
-            pts.append(q)
-            radii.append(0.0)
-            names.append(f"{c[0]}/{c[1] or 'geom'}:sole{k}")
-    covered = {robot.body_names.index(c[0]) for c in caps}
-    for b in sorted(feet - covered):  # a foot point with no shape of its own (a bare calf tip)
-        body.append(b)
-        local, r = _tip_sphere(robot, d, b, caps)
-        pts.append(local)
-        radii.append(r)
-        names.append(f"{robot.body_names[b]}:tip")
-    return (
-        np.array(body, dtype=np.int64), np.array(pts, dtype=np.float64).reshape(-1, 3),
-        np.array(radii, dtype=np.float64), tuple(names),
-    )  # fmt: skip
-
-
-def _tip_sphere(robot: Robot, d: mujoco.MjData, foot: int, caps: list[_Cap]) -> tuple[np.ndarray, float]:
-    """A shapeless foot's floor proxy: the rounded end of its parent's capsule that the foot point
-    sits on or at the centre of (its centre in the foot's frame and its radius), so that holding the foot on the floor
-    and keeping the capsule above it ask the same; the foot's origin when no capsule ends there."""
-    parent = robot.body_names[int(robot.model.body_parentid[foot])]
-    xf, rf = d.xpos[foot], d.xmat[foot].reshape(3, 3)
-    best, best_gap = (np.zeros(3), 0.0), 0.002
-    for c in caps:
-        if c[0] != parent:
-            continue
-        b = robot.body_names.index(c[0])
-        for end in (c[2], c[3]):
-            centre = rf.T @ (d.xpos[b] + d.xmat[b].reshape(3, 3) @ end - xf)
-            dist = float(np.linalg.norm(centre))
-            gap = min(abs(dist - c[4]), dist)  # the foot point on that end's surface, or at its centre
-            if gap < best_gap:
-                best, best_gap = (centre, float(c[4])), gap
-    return best
 
 
 def body_frames(robot: Robot, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,10 @@ bound the sole on the floor in every pose a foot takes while walking.
 
 from __future__ import annotations
 
+import mujoco
 import numpy as np
+
+from ..robots.robot import Robot
 
 TILTS_DEG = (0.0, 15.0, 30.0, 45.0, 60.0)
 """Foot tilts [deg] from the rest orientation at which the lowest point is taken."""
@@ -19,6 +22,10 @@ HEADINGS = 8
 """Directions around the foot (every 45 degrees) towards which it is tilted."""
 MERGE = 0.005
 """[m] support points closer than this count as one."""
+
+_Cap = tuple[str, str, np.ndarray, np.ndarray, float, int, int, "np.ndarray | None"]
+"""A link proxy read from a model file (kinemorph.quality.proxies): (body, geom, p0, p1, radius,
+contype, conaffinity, shape points in the body frame or None)."""
 
 
 def support_points(points: np.ndarray, up: np.ndarray, forward: np.ndarray) -> np.ndarray:
@@ -50,3 +57,60 @@ def support_points(points: np.ndarray, up: np.ndarray, forward: np.ndarray) -> n
             out.append(v)
     return np.array(out).reshape(-1, 3)
 
+
+def sole_points(
+    robot: Robot, caps: list[_Cap], floor: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Sole points of the feet whose collision shape is flat, and the origin of feet with no
+    collision shape (a foot point at a bare calf tip): body id (S,), points in the body frame
+    (S, 3), labels; the flat shapes' capsules are taken off the floor checks (``floor``)."""
+    m = robot.model
+    feet = {robot.body_id(f) for f in robot.feet}
+    d = mujoco.MjData(m)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    body, pts, radii, names = [], [], [], []
+    for i, c in enumerate(caps):
+        b = robot.body_names.index(c[0])
+        if b not in feet or c[7] is None or c[7].shape[0] < 4:
+            continue
+        rot = d.xmat[b].reshape(3, 3)
+        up, fwd = rot.T @ np.array([0.0, 0.0, 1.0]), rot.T @ np.array([1.0, 0.0, 0.0])
+        sole = support_points(c[7], up, fwd)
+        floor[i] = False
+        for k, q in enumerate(sole):
+            body.append(b)
+            pts.append(q)
+            radii.append(0.0)
+            names.append(f"{c[0]}/{c[1] or 'geom'}:sole{k}")
+    covered = {robot.body_names.index(c[0]) for c in caps}
+    for b in sorted(feet - covered):  # a foot point with no shape of its own (a bare calf tip)
+        body.append(b)
+        local, r = _tip_sphere(robot, d, b, caps)
+        pts.append(local)
+        radii.append(r)
+        names.append(f"{robot.body_names[b]}:tip")
+    return (
+        np.array(body, dtype=np.int64), np.array(pts, dtype=np.float64).reshape(-1, 3),
+        np.array(radii, dtype=np.float64), tuple(names),
+    )  # fmt: skip
+
+
+def _tip_sphere(robot: Robot, d: mujoco.MjData, foot: int, caps: list[_Cap]) -> tuple[np.ndarray, float]:
+    """A shapeless foot's floor proxy: the rounded end of its parent's capsule that the foot point
+    sits on or at the centre of (its centre in the foot's frame and its radius), so that holding the foot on the floor
+    and keeping the capsule above it ask the same; the foot's origin when no capsule ends there."""
+    parent = robot.body_names[int(robot.model.body_parentid[foot])]
+    xf, rf = d.xpos[foot], d.xmat[foot].reshape(3, 3)
+    best, best_gap = (np.zeros(3), 0.0), 0.002
+    for c in caps:
+        if c[0] != parent:
+            continue
+        b = robot.body_names.index(c[0])
+        for end in (c[2], c[3]):
+            centre = rf.T @ (d.xpos[b] + d.xmat[b].reshape(3, 3) @ end - xf)
+            dist = float(np.linalg.norm(centre))
+            gap = min(abs(dist - c[4]), dist)  # the foot point on that end's surface, or at its centre
+            if gap < best_gap:
+                best, best_gap = (centre, float(c[4])), gap
+    return best
