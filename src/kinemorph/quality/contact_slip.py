@@ -6,6 +6,7 @@ within ``height`` of the floor, by the speed of its centre (a capsule standing o
 a bare calf tip, by that end's centre: it rolls on it), so a heel-to-toe roll on sole spheres is
 no slip and a toe dragged along the floor is.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,11 +15,11 @@ import mujoco
 import numpy as np
 
 from ..motion.contacts import speeds
-from ..robots.geometry import GroundClearance, collision_geoms, geom_lowest_z
+from ..robots.geometry import GroundClearance, collision_geoms, ground_clearance
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion
-from .proxies import body_frames, pose_frames
+from .proxies import pose_frames
 
 TOUCH_HEIGHT = 0.01
 """[m] a contact geom whose lowest point is at most this high touches the floor."""
@@ -39,14 +40,17 @@ class ContactSlip:
     touching_fraction: float
 
 
+LYING, STANDING = 0.2, 0.4
+"""|axis z| of a capsule at or below which it lies (measured by its centre) and at or above which
+it stands on its lower end (measured by that end's centre); blended linearly in between."""
 _T = mujoco.mjtGeom
 
 
-def contact_patches(robot: Robot, geoms: np.ndarray, xpos: np.ndarray, xmat: np.ndarray) -> np.ndarray:
+def _slip_points(robot: Robot, geoms: np.ndarray, xpos: np.ndarray, xmat: np.ndarray) -> np.ndarray:
     """World point of each geom whose speed is its slip, per frame (T, G, 3) [m], from body frames
     xpos (T, nbody, 3) and xmat (T, nbody, 9): the geom's centre, except for a capsule standing on
     an end (a shank's tip), which rolls on that end: the end's centre, blended in continuously as
-    the capsule rises from lying (|axis z| <= 0.2: its centre) to standing (>= 0.4: its lower end)."""
+    the capsule rises from LYING to STANDING."""
     m = robot.model
     T = xpos.shape[0]
     out = np.empty((T, len(geoms), 3))
@@ -59,7 +63,7 @@ def contact_patches(robot: Robot, geoms: np.ndarray, xpos: np.ndarray, xmat: np.
             gm = np.empty(9)
             mujoco.mju_quat2Mat(gm, m.geom_quat[g])
             axis = (rb @ gm.reshape(3, 3))[:, :, 2] * m.geom_size[g, 1]  # (T, 3) half segment
-            steep = np.clip((np.abs(axis[:, 2]) / m.geom_size[g, 1] - 0.2) / 0.2, 0.0, 1.0)
+            steep = np.clip((np.abs(axis[:, 2]) / m.geom_size[g, 1] - LYING) / (STANDING - LYING), 0.0, 1.0)
             out[:, k] -= (np.sign(axis[:, 2]) * steep)[:, None] * axis
     return out
 
@@ -75,18 +79,15 @@ def contact_slip(
     geoms = geoms.astype(np.int64)
     if geoms.size == 0 or motion.num_frames < 2:
         return ContactSlip(float("nan"), float("nan"), 0.0)
-    if clearance is not None and np.isin(geoms, clearance.geoms).all():
-        cols = (
-            np.searchsorted(clearance.geoms, geoms)
-            if np.all(np.diff(clearance.geoms) > 0)
-            else np.array([int(np.nonzero(clearance.geoms == g)[0][0]) for g in geoms])
-        )
-        low = clearance.lowest[:, cols]  # (T, G) [m]
-        xpos, xmat = pose_frames(clearance.pose)
-    else:
-        low = geom_lowest_z(robot, motion.qpos, geoms)  # (T, G) [m]
-        xpos, xmat = body_frames(robot, motion.qpos)
-    pos = contact_patches(robot, geoms, xpos, xmat)
+    if clearance is None or not np.isin(geoms, clearance.geoms).all():
+        clearance = ground_clearance(robot, motion.qpos, geoms)  # one kinematics pass: poses and lowest points
+    cols = (
+        np.searchsorted(clearance.geoms, geoms)
+        if np.all(np.diff(clearance.geoms) > 0)
+        else np.array([int(np.nonzero(clearance.geoms == g)[0][0]) for g in geoms])
+    )
+    low = clearance.lowest[:, cols]  # (T, G) [m]
+    pos = _slip_points(robot, geoms, *pose_frames(clearance.pose))
     v = np.stack([speeds(pos[:, g], motion.fps, horizontal=True) for g in range(geoms.size)], axis=1)  # (T, G)
     touch = low <= height
     if not touch.any():

@@ -84,15 +84,33 @@ class ContactPoints:
         return out, tuple(names)
 
 
+def _rest_data(robot: Robot) -> mujoco.MjData:
+    """Kinematics of the robot's rest pose on a MjData of our own."""
+    d = mujoco.MjData(robot.model)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(robot.model, d)
+    return d
+
+
+def rest_up(robot: Robot, body: int) -> np.ndarray:
+    """The world's up direction in ``body``'s frame at the rest pose (a foot frame need not have z
+    up: Berkeley Humanoid's has its length along z). Shape: (3,)."""
+    return _rest_data(robot).xmat[body].reshape(3, 3).T @ np.array([0.0, 0.0, 1.0])
+
+
+def sole_ends(prox: LinkProxies, sel: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """Which of the proxies ``sel`` of one foot have an end on its sole: within SOLE_BAND of the
+    foot's lowest along ``up`` (the foot's up direction at rest). Shape: (len(sel),) bool."""
+    low = np.minimum(prox.p0[sel] @ up, prox.p1[sel] @ up) - prox.radius[sel]
+    return low <= low.min() + SOLE_BAND
+
+
 def _rolls(robot: Robot, foot: int, knee: int, forward: np.ndarray) -> bool:
     """Whether a joint between the knee and the foot turns the foot about its long axis (an ankle
     roll): a hinge within 30 deg of ``forward`` (the foot's heel-to-toe direction in its frame) at
     the rest pose."""
     m = robot.model
-    d = mujoco.MjData(m)
-    d.qpos[:] = robot.rest_qpos()
-    mujoco.mj_kinematics(m, d)
-    mujoco.mj_comPos(m, d)
+    d = _rest_data(robot)
     fwd = d.xmat[foot].reshape(3, 3) @ forward
     b = foot
     while b > 0 and b != knee:
@@ -122,12 +140,8 @@ def _point_sets(
         return np.zeros((1, 3)), np.zeros(1), np.zeros((1, 3)), np.zeros(1)
     p = np.array(pts)
     r = np.array(rad)
-    # keep the points on the sole (SOLE_BAND), heights along the foot's up direction at rest (a
-    # foot frame need not have z up: Berkeley Humanoid's has its length along z)
-    d = mujoco.MjData(robot.model)
-    d.qpos[:] = robot.rest_qpos()
-    mujoco.mj_kinematics(robot.model, d)
-    up = d.xmat[body].reshape(3, 3).T @ np.array([0.0, 0.0, 1.0])
+    # keep the points on the sole (SOLE_BAND), heights along the foot's up direction at rest
+    up = rest_up(robot, body)
     low = p @ up - r
     keep = low <= low.min() + SOLE_BAND
     p, r = p[keep], r[keep]

@@ -27,7 +27,7 @@ from ...robots.robot_motion import RobotMotion
 from ..ik import DOF_BODY_ROTATION, DOF_WORLD_TRANSLATION, build_ik_model, task_chains
 from .config import CleanupConfig
 from .kernels import Arrays, advance, build_frame, moved_since, velocities
-from .schedule import SOLE_BAND, ContactPoints, humanoid_contacts, mask_contacts
+from .schedule import ContactPoints, humanoid_contacts, mask_contacts, rest_up, sole_ends
 
 GRAVITY = 9.81
 """[m/s^2]"""
@@ -119,11 +119,10 @@ def _proxy_links(  # type: ignore[no-untyped-def]
     if points.count:
         mark = 1.0 / (fps * cfg.lift_time) if cfg.lift_time > 0 else -1.0
         for f in robot.feet:
-            sel = np.nonzero((prox.body == robot.body_id(f)) & prox.floor)[0]
-            if sel.size == 0:
-                continue
-            low = np.minimum(prox.p0[sel, 2], prox.p1[sel, 2]) - prox.radius[sel]
-            pclear[sel[low <= low.min() + SOLE_BAND]] = mark
+            b = robot.body_id(f)
+            sel = np.nonzero((prox.body == b) & prox.floor)[0]
+            if sel.size:
+                pclear[sel[sole_ends(prox, sel, rest_up(robot, b))]] = mark
     return cproxy, pclear
 
 
