@@ -27,6 +27,7 @@ from ..progress import Progress, report
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ..sim.model import build_torque_model
+from .record import WALK_FLOOR_SOLIMP, ControlRecorder
 from .controller import ControlConfig, GaitController
 from .log import ControlLog, LogBuilder
 from .push import Push
@@ -137,7 +138,7 @@ def simulate_gait(
     if abs(1.0 / n_phys - round(1.0 / n_phys)) > 1e-6 or round(1.0 / n_phys) < 1:
         raise ConfigError(f"the physics step {cfg.timestep} s must divide the control period {1 / cc.control_rate} s")
     substeps = round(1.0 / n_phys)
-    tm = build_torque_model(robot, timestep=cfg.timestep, friction=cfg.friction)
+    tm = build_torque_model(robot, timestep=cfg.timestep, friction=cfg.friction, floor_solimp=WALK_FLOOR_SOLIMP)
     if not np.isfinite(tm.torque_limit).all():
         raise KinemorphError(f"robot {robot.name}: every motor needs a torque limit for the controller")
     rg = robot_gait(robot)
@@ -158,6 +159,7 @@ def simulate_gait(
     fell_phase = ""
     nominal = float(rg.body.pelvis_height)
     control_count = 0
+    rec = ControlRecorder(m, d)
     t0 = time.perf_counter()
     for tick in range(n_ticks):
         t = tick / cc.plan_rate
@@ -177,6 +179,7 @@ def simulate_gait(
             mujoco.mj_step2(m, d)
             for _ in range(substeps - 1):
                 mujoco.mj_step(m, d)
+            rec.add(d)
             control_count += 1
             if control_count % per_frame == 0:
                 frames.append(d.qpos.copy())
@@ -207,6 +210,7 @@ def simulate_gait(
     motion = RobotMotion.from_qpos(
         robot.name, cfg.fps, qpos, robot.dof_names, contacts=np.array(contacts), contact_bodies=rg.feet,
         info={"engine": "gait-control", "style": style.name, "duration_s": float(duration), "simulated_s": simulated},
+        controls=None if pushes else rec.controls(1.0 / cc.control_rate, WALK_FLOOR_SOLIMP),
     )  # fmt: skip
     result = GaitSimulation(motion, lb.build(), fell_at is not None, fell_at, fell_phase, simulated, wall)
     if fell_at is not None and cfg.raise_on_fall:

@@ -3,9 +3,10 @@
 Keys: ``fps`` (scalar [1/s], int when integral), ``root_pos`` (T, 3) [m], ``root_rot`` (T, 4)
 quaternion **x y z w**, ``dof_pos`` (T, n) [rad or m], ``dof_names`` (n,) unicode; when the
 motion carries a contact mask, also ``contacts`` (T, F) bool and ``contact_names`` (F,) (the foot
-bodies), when it carries controls (the STMR engine) ``controls`` (K, nu), ``gains``
-(K, nu, 2 nv), ``control_dt``, ``control_kind``, ``control_names``, ``control_kp``, ``control_kd`` (and
-``control_states`` (K + 1, nq + nv) when known),
+bodies), when it carries controls (the STMR engine, a simulated walk) ``controls`` (K, nu),
+``control_dt``, ``control_kind``, ``control_names``, ``control_kp``, ``control_kd`` (and when
+known ``gains`` (K, nu, 2 nv), ``control_states`` (K + 1, nq + nv), ``control_physics_dt`` and
+``control_floor_solimp`` (2,)),
 and ``kinemorph_meta`` (the export's metadata as a JSON string, see _meta.py). GMR's own
 output files have exactly the first five keys and read as they are; GMR's readers ignore the others.
 """
@@ -47,15 +48,18 @@ def write(
         arrays["contacts"] = np.asarray(motion.contacts, dtype=bool)
         arrays["contact_names"] = np.asarray(motion.contact_bodies, dtype=np.str_)
     c = motion.controls
-    if c is not None:  # the STMR engine's controls: what produced the motion in simulation
+    if c is not None:  # what produced the motion in simulation (STMR, a simulated walk)
         arrays.update(
-            controls=np.asarray(c.values, dtype=np.float64), gains=np.asarray(c.gains, dtype=np.float64),
+            controls=np.asarray(c.values, dtype=np.float64),
             control_dt=np.asarray(c.dt), control_kind=np.asarray(c.kind, dtype=np.str_),
             control_names=np.asarray(c.names, dtype=np.str_), control_kp=np.asarray(c.kp, dtype=np.float64),
             control_kd=np.asarray(c.kd, dtype=np.float64),
         )  # fmt: skip
-        if c.states is not None:
-            arrays["control_states"] = np.asarray(c.states, dtype=np.float64)
+        optional = {
+            "gains": c.gains, "control_states": c.states, "control_physics_dt": c.physics_dt,
+            "control_floor_solimp": c.floor_solimp,
+        }  # fmt: skip
+        arrays.update({k: np.asarray(v, dtype=np.float64) for k, v in optional.items() if v is not None})
     if meta is not None:
         arrays[META_KEY] = np.asarray(meta.to_json(), dtype=np.str_)
 
@@ -102,7 +106,7 @@ def read(
     return _with_controls(path, motion, data)
 
 
-CONTROL_KEYS = ("controls", "gains", "control_dt", "control_kind", "control_names", "control_kp", "control_kd")
+CONTROL_KEYS = ("controls", "control_dt", "control_kind", "control_names", "control_kp", "control_kd")
 
 
 def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> RobotMotion:
@@ -113,21 +117,33 @@ def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> Rob
     if len(present) != len(CONTROL_KEYS):
         missing = [k for k in CONTROL_KEYS if k not in data]
         raise MotionFileError(path, f"has controls but lacks {missing} (need all of {list(CONTROL_KEYS)})")
+
+    def opt(key: str) -> np.ndarray | None:
+        return np.asarray(data[key], dtype=np.float64) if key in data else None
+
     try:
+        solimp, physics_dt = opt("control_floor_solimp"), opt("control_physics_dt")
         controls = Controls(
             kind=str(data["control_kind"]), dt=float(data["control_dt"]),
-            values=np.asarray(data["controls"], dtype=np.float64), gains=np.asarray(data["gains"], dtype=np.float64),
+            values=np.asarray(data["controls"], dtype=np.float64), gains=opt("gains"),
             names=tuple(str(s) for s in np.atleast_1d(data["control_names"])),
             kp=np.asarray(data["control_kp"], dtype=np.float64), kd=np.asarray(data["control_kd"], dtype=np.float64),
-            states=np.asarray(data["control_states"], dtype=np.float64) if "control_states" in data else None,
+            states=opt("control_states"), physics_dt=None if physics_dt is None else float(physics_dt),
+            floor_solimp=None if solimp is None else (float(solimp[0]), float(solimp[1])),
         )  # fmt: skip
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, IndexError) as exc:
         raise MotionFileError(path, f"unreadable controls: {exc}") from None
     nu = len(controls.names)
-    if controls.values.ndim != 2 or controls.values.shape[1] != nu or controls.gains.shape[:2] != controls.values.shape:
-        raise MotionFileError(
-            path, f"controls {controls.values.shape} and gains {controls.gains.shape} do not fit {nu} control names"
-        )
+    gains = controls.gains
+    if gains is None and controls.kind == "pd_targets":
+        raise MotionFileError(path, "has PD-target controls but lacks ['gains'] (their feedback gains)")
+    if (
+        controls.values.ndim != 2
+        or controls.values.shape[1] != nu
+        or (gains is not None and gains.shape[:2] != controls.values.shape)
+    ):
+        shapes = f"controls {controls.values.shape}" + ("" if gains is None else f" and gains {gains.shape}")
+        raise MotionFileError(path, f"{shapes} do not fit {nu} control names")
     k = controls.values.shape[0]
     if controls.states is not None and (controls.states.ndim != 2 or controls.states.shape[0] != k + 1):
         raise MotionFileError(path, f"control_states {controls.states.shape} do not fit {k} control steps")

@@ -25,29 +25,36 @@ class Keypoints:
 
 @dataclass(frozen=True)
 class Controls:
-    """A control sequence that produced a motion in simulation (e.g. the STMR engine's).
+    """A control sequence that produced a motion in simulation (the STMR engine's, a simulated walk's).
 
     Attributes:
-        kind: "pd_targets" (joint targets of PD servos, torques clamped at the motors' limits).
+        kind: "pd_targets" (joint targets of PD servos, torques clamped at the motors' limits) or
+            "torques" (motor torques [N m], clamped at the motors' limits, plus joint PD feedback
+            ``kp (q_ref - q) + kd (v_ref - v)`` around ``states``).
         dt: control step [s].
         values: controls per step, in ``names`` order. Shape: (K, nu).
-        gains: feedback gains on the tangent state error [dq (nv), dv (nv)]: u = u_k + K_k dx.
-            Shape: (K, nu, 2 nv).
+        gains: feedback gains on the tangent state error [dq (nv), dv (nv)]: u = u_k + K_k dx
+            (None: no state feedback beyond kp, kd). Shape: (K, nu, 2 nv).
         names: joint driven by each control. Shape: (nu,).
         kp: servo stiffness per control [N m / rad]. Shape: (nu,).
         kd: servo damping per control [N m s / rad]. Shape: (nu,).
         states: the state the gains act around at the start of each control step and after the
             last, [qpos (nq), qvel (nv)] (None: unknown). Shape: (K + 1, nq + nv).
+        physics_dt: the physics step the controls were made with [s] (None: any; the check's own).
+        floor_solimp: the floor's contact impedance they were made on (MuJoCo's solimp d0, d_width;
+            None: the check's own floor).
     """
 
     kind: str
     dt: float
     values: np.ndarray
-    gains: np.ndarray
+    gains: np.ndarray | None
     names: tuple[str, ...]
     kp: np.ndarray
     kd: np.ndarray
     states: np.ndarray | None = None
+    physics_dt: float | None = None
+    floor_solimp: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

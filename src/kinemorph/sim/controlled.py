@@ -1,19 +1,22 @@
-"""Replay of a motion that carries its own controls (RobotMotion.controls, e.g. STMR's output).
+"""Replay of a motion that carries its own controls (RobotMotion.controls: STMR's output, a
+simulated walk's).
 
-A motion made by an optimal controller comes with what produced it: per control step k a PD
-target u_k for every servo and time-varying feedback gains K_k on the tangent state error
-(iLQR's). Replaying it proves that the robot can execute it: each servo applies
+A motion made by a controller in simulation comes with what produced it. Two kinds:
 
-    tau = clip(kp (u - q) - kd v, -limit, limit),    u = clip(u_k + K_k dx, joint range)
+- "pd_targets" (STMR's iLQR): per control step k a PD target u_k for every servo and
+  time-varying feedback gains K_k on the tangent state error; each servo applies
+  ``tau = clip(kp (u - q) - kd v, -limit, limit)``, ``u = clip(u_k + K_k dx, joint range)``;
+- "torques" (the walking controller's): per control step the motor torques u_k, with joint PD
+  feedback around the recorded state, ``tau = clip(u_k + kp (q_k - q) + kd (v_k - v), -limit, limit)``.
 
-where dx = [mj_differentiatePos(q_ref, q), v - v_ref] is the error against the state the gains
+dx = [mj_differentiatePos(q_ref, q), v - v_ref] is the error against the state the gains
 were designed around at the start of the control step (``Controls.states``; without them the
 motion itself, q_ref interpolated from its frames and v_ref by central differences of them),
-held for the control step (zero-order hold, as the controller was designed). The
-physics runs at the check's own timestep (1 kHz by default), not the control step the controls
-were optimised with, and the feedback gains absorb the difference; nothing else acts on the
-robot (no balance feedback, no assist, no inverse-dynamics feedforward). Torque saturation is
-counted when the clamp binds.
+held for the control step (zero-order hold, as the controller was designed). The physics runs
+at the check's own timestep (1 kHz by default) unless the controls name the physics step and
+floor they were made with (``Controls.physics_dt``, ``floor_solimp``: simulate.py then builds
+that model); nothing else acts on the robot (no balance feedback, no assist, no
+inverse-dynamics feedforward). Torque saturation is counted when the clamp binds.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .feedback import floor_contacts
 from .model import TorqueModel
 from .replay import Rollout, _captured_warnings, _warned, _warning_text
 
-CONTROL_KINDS = ("pd_targets",)
+CONTROL_KINDS = ("pd_targets", "torques")
 
 
 def _interp_qpos(qpos: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -72,11 +75,11 @@ def check_controls(tm: TorqueModel, motion: RobotMotion, c: Controls) -> np.ndar
         raise KinemorphError(f"{where} drive joints {list(c.names)}; the robot's motors drive {names}")
     nu, nv = m.nu, m.nv
     k = c.values.shape[0]
-    if c.values.ndim != 2 or c.values.shape[1] != nu or c.gains.shape != (k, nu, 2 * nv):
-        raise KinemorphError(
-            f"{where} have shapes {c.values.shape} and gains {c.gains.shape}; "
-            f"expected (K, {nu}) and (K, {nu}, {2 * nv})"
-        )
+    if c.gains is None and c.kind == "pd_targets":
+        raise KinemorphError(f"{where} are PD targets without feedback gains")
+    if c.values.ndim != 2 or c.values.shape[1] != nu or (c.gains is not None and c.gains.shape != (k, nu, 2 * nv)):
+        gains = "" if c.gains is None else f" and gains {c.gains.shape}"
+        raise KinemorphError(f"{where} have shapes {c.values.shape}{gains}; expected (K, {nu}) and (K, {nu}, {2 * nv})")
     span = k * c.dt
     length = (motion.num_frames - 1) / motion.fps
     if not (c.dt > 0 and length - c.dt - 1e-9 <= span <= length + 1.0 / motion.fps + c.dt):
@@ -86,7 +89,7 @@ def check_controls(tm: TorqueModel, motion: RobotMotion, c: Controls) -> np.ndar
         )
     if c.states is not None and c.states.shape != (k + 1, m.nq + nv):
         raise KinemorphError(f"{where}' states have shape {c.states.shape}; expected ({k + 1}, {m.nq + nv})")
-    if not (np.isfinite(c.values).all() and np.isfinite(c.gains).all()):
+    if not (np.isfinite(c.values).all() and (c.gains is None or np.isfinite(c.gains).all())):
         raise KinemorphError(f"{where} hold NaN or infinite values")
     return np.array([names.index(n) for n in c.names], dtype=np.int64)
 
@@ -105,8 +108,11 @@ def replay_controls(
     order = check_controls(tm, motion, c)  # control i drives actuator order[i]
     u_all = np.zeros_like(c.values)
     u_all[:, order] = c.values
-    gains = np.zeros_like(c.gains)
-    gains[:, order] = c.gains
+    gains = None
+    if c.gains is not None:
+        gains = np.zeros_like(c.gains)
+        gains[:, order] = c.gains
+    torques = c.kind == "torques"
     kp = np.zeros(tm.model.nu)
     kd = np.zeros(tm.model.nu)
     kp[order], kd[order] = c.kp, c.kd
@@ -151,10 +157,11 @@ def replay_controls(
             if k != k_cur:  # a new control step: sample the state, apply the feedback law
                 mujoco.mj_differentiatePos(m, dx[: m.nv], 1.0, qref[k], d.qpos)
                 dx[m.nv :] = d.qvel - vref[k]
-                u = np.clip(u_all[k] + gains[k] @ dx, lo, hi)
+                u = u_all[k] if gains is None else u_all[k] + gains[k] @ dx
+                u = u + kd * vref[k, vadr] if torques else np.clip(u, lo, hi)
                 k_cur = k
-            damp = kd * d.qvel[vadr]
-            tau = kp * (u - d.qpos[qadr])
+            damp = kd * d.qvel[vadr]  # -kd v is integrated implicitly through the joint damping
+            tau = u + kp * (qref[k_cur, qadr] - d.qpos[qadr]) if torques else kp * (u - d.qpos[qadr])
             clipped = np.clip(tau, damp - lim, damp + lim)
             hit = clipped != tau
             if hit.any():

@@ -116,18 +116,21 @@ def run_simulation(
     cfg = config or SimConfig()
     check_motion(motion, robot)
     motion = _normalised(motion)
-    tm = build_torque_model(
-        robot, timestep=cfg.timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=cfg.floor_solimp
-    )
+    own = motion.controls if cfg.controller == "auto" else None
+    timestep, solimp, controller = cfg.timestep, cfg.floor_solimp, OWN_CONTROLS if own is not None else TRACKING
+    if own is not None and (own.physics_dt is not None or own.floor_solimp is not None):
+        # controls made on another floor or physics step run on that one (open-loop torques only reproduce there)
+        timestep = own.physics_dt or timestep
+        solimp = own.floor_solimp or solimp
+        controller += f" on the floor they were made on (solimp {solimp}, step {1000 * timestep:g} ms)"
+    tm = build_torque_model(robot, timestep=timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=solimp)
     dyn = inverse_dynamics(tm, motion, cfg.contacts)
     ref = motion.qpos
     start = time.perf_counter()
     fall = fall_test(ref) if cfg.stop_on_fall else None
-    if motion.controls is not None and cfg.controller == "auto":
-        controller = OWN_CONTROLS
+    if own is not None:
         roll = replay_controls(tm, motion, fall_check=fall, progress=progress)
     else:
-        controller = TRACKING
         roll = replay(tm, motion, dyn, gains=cfg.gains, assist=cfg.assist_hz, fall_check=fall, progress=progress)
     wall = time.perf_counter() - start
     rep = _verdict(tm, motion, dyn, roll, cfg, wall, controller)
@@ -149,7 +152,7 @@ def _verdict(
     n = sim.num_frames
     ref = motion.qpos[:n]
     duration = (motion.num_frames - 1) / motion.fps
-    simulated = roll.steps * cfg.timestep
+    simulated = roll.steps * float(tm.model.opt.timestep)
     fallen = fall_test(motion.qpos)
     fell_frame = next((t for t in range(n) if fallen(t, sim.qpos[t])), None)
     diverged = roll.diverged_at is not None
@@ -201,7 +204,7 @@ def _verdict(
         simulated_s=simulated,
         floor_friction=tm.friction,
         realtime_factor=simulated / wall if wall > 0 else float("inf"),
-        timestep_s=cfg.timestep,
+        timestep_s=float(tm.model.opt.timestep),
         divergence=roll.divergence,
         controller=controller,
         thresholds=asdict(th),

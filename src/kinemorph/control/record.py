@@ -1,0 +1,52 @@
+"""What the walking controller did, kept with its output so that ``kinemorph simulate`` can replay it.
+
+A simulated walk's motion carries its motor torques per control tick and the state at the start of
+every tick (RobotMotion.controls, kind "torques"), with the physics step and the floor they were
+applied on. Replayed on that model from the same first state (sim/controlled.py), the torques
+reproduce the walk: the consistency check of the controller's output is the same verdict every
+other motion gets, with nothing acting on the robot but its motors.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from ..robots.robot_motion import Controls
+
+WALK_FLOOR_SOLIMP = (0.9, 0.95)
+"""The floor the controller walks on: MuJoCo's default contact impedance (solimp d0, d_width)."""
+
+
+class ControlRecorder:
+    """Collects the torques and states of a simulation loop, one control tick at a time."""
+
+    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        self._m = model
+        self._lo = model.actuator_ctrlrange[:, 0].copy()
+        self._hi = model.actuator_ctrlrange[:, 1].copy()
+        self._limited = model.actuator_ctrllimited.astype(bool)
+        self._torques: list[np.ndarray] = []
+        self._states = [np.r_[data.qpos, data.qvel]]
+
+    def add(self, data: mujoco.MjData) -> None:
+        """Record the tick that just ran: the motors' torques (as MuJoCo clamped them) and the state after it."""
+        u = data.ctrl.copy()
+        u[self._limited] = np.clip(u[self._limited], self._lo[self._limited], self._hi[self._limited])
+        self._torques.append(u)
+        self._states.append(np.r_[data.qpos, data.qvel])
+
+    def controls(self, dt: float, floor_solimp: tuple[float, float]) -> Controls | None:
+        """The recorded ticks as Controls of kind "torques" (None when no tick ran).
+
+        dt: control period [s]; floor_solimp: the floor the ticks ran on.
+        """
+        if not self._torques:
+            return None
+        m = self._m
+        names = tuple(m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu))
+        zeros = np.zeros(m.nu)
+        return Controls(
+            kind="torques", dt=dt, values=np.array(self._torques), gains=None, names=names, kp=zeros, kd=zeros,
+            states=np.array(self._states), physics_dt=float(m.opt.timestep), floor_solimp=floor_solimp,
+        )  # fmt: skip
