@@ -141,7 +141,7 @@ class SimReport:
         verdict = "FEASIBLE" if self.feasible else "INFEASIBLE"
         if not self.feasible and self.dynamics_feasible:
             verdict += ", dynamically consistent"
-        fall = f"fell at {self.time_to_fall_s:.2f} s" if self.fell else "stood"
+        fall = f"fell at {self.time_to_fall_s:.2f} s" if self.fell else "did not fall"
         if self.diverged:
             fall = f"diverged at {self.time_to_fall_s:.2f} s"
         line = (
