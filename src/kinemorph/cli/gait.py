@@ -8,7 +8,8 @@
 --simulate walks the gait under physics (kinemorph.control: CoM MPC, whole-body QP, gait feedback
 in MuJoCo) instead of solving it kinematically: the output is the simulated motion, --log the
 controller's log. --push F@T:DIR pushes the pelvis with F newtons per kg for 1 s from time T,
-from the front, back, left or right (repeatable).
+from the front, back, left or right (repeatable). An .npz output of an unpushed walk carries the
+motors' torques: ``kinemorph simulate walk_sim.npz --robot unitree_g1`` replays them and judges it.
 
 A schedule file holds (time, velocity) points, linear in between and held after the last: CSV with
 the header ``time,vx,vy,yaw_rate`` or JSON ``{"commands": [[t, vx, vy, yaw_rate], ...]}``. Bad
