@@ -28,6 +28,7 @@ from ..gait.robot_table import RobotGait
 from ..gait.style import Style
 from ..robots.robot import Robot
 from ..sim.model import TorqueModel
+from .capture import CaptureConfig, Recovery, chosen, recover
 from .feedback import FeedbackConfig, FeedbackState, GaitFeedback
 from .gate import GateConfig, liftoff_cap
 from .mpc import MpcConfig, MpcPlan, solve_mpc
@@ -49,14 +50,11 @@ class ControlConfig:
             (0: the MPC runs open loop from its own plan; large: from the measurement).
         settle_time: the gait waits this long on both feet at the start while the MPC shifts the
             CoM for the first step [s].
-        disturbance_hz: bandwidth of the push estimate [Hz] (0: off, the default: with it on, G1
-            fell after a 0.5 N/kg side push that it rides out without it): the horizontal force on the
-            robot that the contact forces do not explain, m c'' - f_contacts, low-passed; the MPC
-            and the QP include it (a disturbance observer in place of a state estimator).
+        capture: push recovery (capture.py, off by default): a push estimate that, above a
+            threshold, enters the MPC and the QP, lets the MPC move the footholds and times the step.
         max_step_width: a swing foot lands at most this much wider than the standing stance width
             (the robot's foot spacing) sideways of the standing foot [m] (inf: as planned); sideways
             steps the legs cannot reach with the pelvis over the standing foot are shortened.
-        lean_steps: move the footholds by the lean the push estimate needs.
         contact_margin: inward margin of the contact points from the sole edges [m].
         late_touchdown: a foot the plan puts down before it reaches the floor stays a swinging
             foot, pressed down by ``late_descent`` below its reference [m], while the gait runs at
@@ -78,8 +76,6 @@ class ControlConfig:
     control_rate: float = 500.0
     follow_rate: float = 0.0
     settle_time: float = 0.8
-    disturbance_hz: float = 0.0
-    lean_steps: bool = True
     max_step_width: float = 0.07
     contact_margin: float = 0.005
     late_touchdown: bool = True
@@ -89,6 +85,7 @@ class ControlConfig:
     wbc: WbcConfig = field(default_factory=WbcConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     gate: GateConfig = field(default_factory=GateConfig)
+    capture: CaptureConfig = field(default_factory=CaptureConfig)
     scaled_preview: bool = True
     sideways_reach: float = 0.0
 
@@ -148,6 +145,7 @@ class GaitController:
         points = contact_points(rg, config.contact_margin)
         width = rg.body.foot_spacing + config.max_step_width
         self.maker = FrameMaker(robot, rg, posture, points, width)
+        self.recovery = Recovery(config.capture, tm.mass, 1.0 / config.plan_rate, self.maker)
         m = tm.model
         self.feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
         self.pelvis = robot.body_id(rg.pelvis_body)
@@ -164,7 +162,6 @@ class GaitController:
         self.mass = tm.mass
         self.external = np.zeros(3)
         self.contact_sum = np.zeros(2)
-        self._last_vel: np.ndarray | None = None
         self.height = 0.0
         self.feedback: GaitFeedback | None = None
         self.plan: MpcPlan | None = None
@@ -277,33 +274,41 @@ class GaitController:
         x0 = self.com_ref + a * (meas - self.com_ref)
         w2 = self.gravity / self.height
         lean = self.external[:2] / (self.mass * w2)  # where a steady push moves the CoP [m]
-        step = fb.step + lean if self.cfg.lean_steps else fb.step
+        step = fb.step + lean
         n = float(np.linalg.norm(step))
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
+        step, freedom = step + self.recovery.anchor, None
+        if self.recovery.engaged and not settling:  # the MPC moves the footholds (capture.py)
+            x0, step = meas, np.zeros(2)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
+        if self.recovery.engaged and not settling:
+            fb, freedom = recover(self, meas, fb, phases)
         if pace > 1.0:
             phases = [dataclasses.replace(ph, start=ph.start / pace, end=ph.end / pace) for ph in phases]
         ph = phases[0]
         contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
         if late.any() and any(contacts):  # the current support: the feet that are on the floor
             phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
-        if self.cfg.scaled_preview and not settling and fb.kappa < pace:
+        if self.cfg.scaled_preview and not settling and (fb.kappa < pace or freedom is not None):
             phases = stretch_first(phases, fb.kappa / pace)
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
         cop_now = poly.project(cop_now)
         plan = solve_mpc(phases, x0, cop_now, body=self.rg.body, height=self.height, gravity=self.gravity,
-                         config=self.cfg.mpc, offset=lean)  # fmt: skip
+                         config=self.cfg.mpc, offset=lean, steps=freedom)  # fmt: skip
         solved = plan.status == "solved"
+        if solved and freedom is not None:
+            step = chosen(self, plan, freedom)
+            fb = dataclasses.replace(fb, step=step, step_engaged=True)
         if solved:
             self.plan, self.plan_time = plan, self.time
             self.com_ref = x0
         # the reference frame at t + dt
         ref = self.planner.step(tuple(cmd), 0.0 if settling else fb.kappa * self.dt_plan)
         timing = self.planner.sampler.sample(tuple(cmd)).timing
-        self.prev = self.next
+        self.prev, self.recovery.last = self.next, step
         self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), step)
         self.time += self.dt_plan
         com_ref = np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1)
@@ -326,11 +331,7 @@ class GaitController:
 
     def _observe(self, velocity: np.ndarray) -> None:
         """Update the push estimate from the CoM velocity and the QP's contact forces of the last tick."""
-        if self._last_vel is not None and self.cfg.disturbance_hz > 0:
-            raw = self.mass * (velocity - self._last_vel) / self.dt_plan - self.contact_sum / self.sub
-            a = 1.0 - math.exp(-2.0 * math.pi * self.cfg.disturbance_hz * self.dt_plan)
-            self.external[:2] += a * (raw - self.external[:2])
-        self._last_vel = velocity.copy()
+        self.external = self.recovery.observe(velocity, self.contact_sum / self.sub)
         self.contact_sum = np.zeros(2)
 
     def _gate(self, meas: np.ndarray, timing: np.ndarray, command: np.ndarray) -> float:

@@ -1,0 +1,114 @@
+"""Push recovery parts (kinemorph.control.capture): the push estimate, the MPC's foothold
+freedom (mpc.StepFreedom) and the reach limits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kinemorph.control import MpcConfig, solve_mpc
+from kinemorph.control.capture import MEDIAN, CaptureConfig, PushObserver, Recovery, reach_limits, touchdowns
+from kinemorph.control.mpc import StepFreedom
+from kinemorph.control.preview import SupportPhase
+from kinemorph.errors import ConfigError
+from kinemorph.gait import GaitBody
+
+BODY = GaitBody(pelvis_height=0.7, foot_spacing=0.24, heel=-0.055, toe=0.125, half_width=0.035)
+MASS, DT = 33.0, 0.008
+
+
+def test_observer_recovers_a_steady_push_and_ignores_an_impact() -> None:
+    obs = PushObserver(MASS, DT, 4.0)
+    push = np.array([-1.5 * MASS, 0.3 * MASS])
+    contact = np.array([10.0, -5.0])  # the floor's horizontal force meanwhile
+    v = np.zeros(2)
+    for _ in range(round(0.5 / DT)):
+        obs.update(v, contact)
+        v = v + (push + contact) / MASS * DT  # m c'' = f_contacts + F
+    assert np.allclose(obs.estimate, push, rtol=0.02)
+    quiet = PushObserver(MASS, DT, 4.0)
+    for k in range(40):  # standing still; one tick with a touch-down impulse the QP did not plan
+        quiet.update(np.zeros(2), np.array([0.0, 0.0]) if k != 20 else np.array([-400.0, 0.0]))
+        assert np.linalg.norm(quiet.estimate) < 1.0  # the median drops it
+    assert MEDIAN >= 3
+
+
+class _Maker:
+    max_width = 0.31
+
+
+def test_recovery_engages_above_the_threshold_and_ends_after_the_hold() -> None:
+    cfg = CaptureConfig(enabled=True, engage_force=0.4, release_force=0.2, hold=0.5)
+    maker = _Maker()
+    rec = Recovery(cfg, MASS, DT, maker)  # type: ignore[arg-type]
+    v = np.zeros(2)
+    seen = []
+    for k in range(round(3.0 / DT)):
+        force = 1.0 * MASS if 0.5 <= k * DT < 1.5 else 0.0
+        ext = rec.observe(v, np.zeros(2))
+        v = v + np.array([force / MASS * DT, 0.0])
+        seen.append((k * DT, rec.engaged, float(ext[0]), maker.max_width))
+    t_on = min(t for t, e, _, _ in seen if e)
+    t_off = max(t for t, e, _, _ in seen if e)
+    assert 0.5 < t_on < 0.6  # engaged within 0.1 s of the push
+    assert 1.5 + 0.5 < t_off < 1.5 + 0.5 + 0.3  # ends after the hold once the estimate has decayed
+    assert all(x == 0.0 for t, e, x, _ in seen if not e)  # no force reaches the MPC / QP otherwise
+    assert max(w for *_, w in seen) == cfg.reach_side and maker.max_width == 0.31
+    off = Recovery(CaptureConfig(), MASS, DT, _Maker())  # type: ignore[arg-type]
+    for _ in range(100):
+        assert not off.observe(np.ones(2) * 0.1 * _, np.zeros(2)).any() and not off.engaged
+    with pytest.raises(ConfigError, match="release_force"):
+        CaptureConfig(engage_force=0.1, release_force=0.2)
+
+
+def _walk_phases() -> list[SupportPhase]:
+    """Right foot standing, left swinging to 0.2 m ahead, then steps of 0.2 m (0.4 s single, 0.1 s double)."""
+    left, right = (0.0, 0.12, 0.0), (0.0, -0.12, 0.0)
+    out = [SupportPhase(0.0, 0.3, (left, right), (False, True), (False, False))]
+    t, x, feet, landed = 0.3, 0.2, [left, right], [False, False]
+    swing = 0
+    while t < 2.5:
+        feet[swing] = (x, 0.12 if swing == 0 else -0.12, 0.0)
+        landed[swing] = True
+        out.append(SupportPhase(t, t + 0.1, tuple(feet), (True, True), tuple(landed)))  # type: ignore[arg-type]
+        swing = 1 - swing
+        c = (True, False) if swing == 1 else (False, True)
+        out.append(SupportPhase(t + 0.1, t + 0.5, tuple(feet), c, tuple(landed)))  # type: ignore[arg-type]
+        t, x = t + 0.5, x + 0.2
+    return out
+
+
+def test_reach_limits_bound_the_first_landing() -> None:
+    phases = _walk_phases()
+    steps = touchdowns(phases)
+    assert steps[0].foot == 0 and steps[0].pose[0] == pytest.approx(0.2) and steps[0].time == pytest.approx(0.3)
+    cfg = CaptureConfig(reach_back=0.3, reach_forward=0.35, reach_side=0.4)
+    A, b = reach_limits(phases, BODY, cfg)  # type: ignore[misc]
+    assert np.all(A @ np.zeros(2) <= b)  # the nominal landing is within reach
+    assert np.all(A @ np.array([-0.45, 0.0]) <= b + 1e-12)  # 0.25 m behind the standing foot
+    assert not np.all(A @ np.array([-0.55, 0.0]) <= b)  # 0.35 m behind it: too far
+    assert not np.all(A @ np.array([0.0, -0.2]) <= b)  # onto the standing foot: crosses
+
+
+def test_mpc_moves_the_footholds_back_for_a_backward_push() -> None:
+    phases = _walk_phases()
+    A, b = reach_limits(phases, BODY, CaptureConfig())  # type: ignore[misc]
+    state = np.array([[0.0, -0.5], [-0.08, 0.0]])  # over the right foot, pushed backwards at 0.5 m/s
+    cop = np.array([0.0, -0.12])
+    kw = dict(body=BODY, height=0.63, gravity=9.81, config=MpcConfig())
+    fixed = solve_mpc(phases, state, cop, **kw)  # type: ignore[arg-type]
+    free = solve_mpc(phases, state, cop, steps=StepFreedom(np.zeros(2), A, b), **kw)  # type: ignore[arg-type]
+    assert fixed.status == free.status == "solved"
+    assert np.allclose(fixed.shift, 0.0)
+    assert free.shift[0] < -0.1  # the coming footholds go behind the falling CoM
+    assert np.all(A @ free.shift <= b + 1e-6)
+    # the plan's CoP lies in the moved support of the landed foot once it carries the robot
+    k = int(np.argmin(np.abs(free.times - 0.6)))
+    foot = np.array(phases[2].feet[0][:2]) + free.shift
+    assert BODY.heel - 1e-3 < free.cop[k, 0] - foot[0] < BODY.toe + 1e-3
+    assert abs(free.cop[k, 1] - foot[1]) < BODY.half_width + 1e-3
+    # the capture point ends nearer the footholds than with the footholds fixed
+    xf, vf, _ = fixed.com_at(1.0)
+    xs, vs, _ = free.com_at(1.0)
+    w = free.omega
+    assert abs((xs + vs / w)[0] - (0.6 + free.shift[0])) < abs((xf + vf / w)[0] - 0.6)
