@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import mujoco
 import numpy as np
@@ -69,6 +70,15 @@ class IlqrSettings:
             raise ConfigError("IlqrSettings: need mu_factor > 1, 0 <= mu_init < mu_max, fd_eps > 0")
 
 
+class StateResidual(Protocol):
+    """A residual r_k(q, v) evaluated on the trajectory itself (not linearised at the reference):
+    cost 1/2 |r|^2 per step, Gauss-Newton Hessian J' J with J = dr/dx in the tangent space."""
+
+    def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(r (m,), J (m, 2 nv)) at step k and state (qpos (nq,), qvel (nv,))."""
+        ...
+
+
 @dataclass(frozen=True)
 class TrackingCost:
     """Weighted tracking cost over a horizon of T control steps, in the state's tangent space.
@@ -77,7 +87,9 @@ class TrackingCost:
     with dx = [mj_differentiatePos(q_ref, q), v - v_ref] (2 nv; no actuator activations), and
     with ``state_hessian`` P also 1/2 dx_k' P[k] dx_k per step: quadratic forms of task-space
     residuals linearised at the reference (e.g. a planted foot's position and velocity,
-    r = J_foot dx, P = w J'J), which a diagonal weight cannot express.
+    r = J_foot dx, P = w J'J), which a diagonal weight cannot express; and with ``residual`` also
+    1/2 |r_k(q_k, v_k)|^2, evaluated on the trajectory (e.g. a foot's speed while it is on the
+    floor, wherever and whenever the rollout puts it down).
 
     Attributes:
         qpos: reference positions. Shape: (T+1, nq).
@@ -87,6 +99,7 @@ class TrackingCost:
         control_weight: diagonal weight per step on u - u_ref. Shape: (T, nu).
         state_hessian: extra symmetric positive semidefinite weight per step on dx, or None.
             Shape: (T+1, 2 nv, 2 nv).
+        residual: a :class:`StateResidual`, or None.
     """
 
     qpos: np.ndarray
@@ -95,6 +108,7 @@ class TrackingCost:
     controls: np.ndarray
     control_weight: np.ndarray
     state_hessian: np.ndarray | None = None
+    residual: StateResidual | None = None
 
     def state_cost(self, k: int, e: np.ndarray) -> float:
         """1/2 dx' (W + P) dx at step k."""
@@ -206,6 +220,8 @@ class _Dynamics:
             self.dx(k, qs[k], vs[k], e)
             du = us[k] - c.controls[k]
             total += c.state_cost(k, e) + 0.5 * float(du @ (c.control_weight[k] * du))
+            if c.residual is not None:
+                total += 0.5 * float(np.sum(c.residual(k, qs[k], vs[k])[0] ** 2))
             warm[k] = d.qacc_warmstart
             d.ctrl[:] = us[k]
             mujoco.mj_step(m, d)
@@ -214,7 +230,20 @@ class _Dynamics:
         qs[t], vs[t] = d.qpos, d.qvel
         self.dx(t, qs[t], vs[t], e)
         total += c.state_cost(t, e)
+        if c.residual is not None:
+            total += 0.5 * float(np.sum(c.residual(t, qs[t], vs[t])[0] ** 2))
         return qs, vs, us, warm, total
+
+    def state_terms(self, k: int, q: np.ndarray, v: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient (2 nv,) and Gauss-Newton Hessian (2 nv, 2 nv) of step k's state cost at (q, v)."""
+        c = self.cost
+        g, h = c.state_gradient(k, e), c.state_hess(k)
+        if c.residual is not None:
+            r, jac = c.residual(k, q, v)
+            if r.size:
+                g = g + jac.T @ r
+                h = h + jac.T @ jac
+        return g, h
 
     def derivatives(self, qs: np.ndarray, vs: np.ndarray, us: np.ndarray, warm: np.ndarray, s: IlqrSettings):
         """A (T, 2nv, 2nv), B (T, 2nv, nu) by mjd_transitionFD along the trajectory."""
@@ -237,8 +266,7 @@ def _backward(
     t, nx, nu = us.shape[0], a.shape[1], us.shape[1]
     e = np.zeros(nx)
     dyn.dx(t, qs[t], vs[t], e)
-    vx = c.state_gradient(t, e)
-    vxx = c.state_hess(t)
+    vx, vxx = dyn.state_terms(t, qs[t], vs[t], e)
     kff = np.zeros((t, nu))
     kfb = np.zeros((t, nu, nx))
     d1 = d2 = 0.0
@@ -248,10 +276,11 @@ def _backward(
     for k in range(t - 1, -1, -1):
         dyn.dx(k, qs[k], vs[k], e)
         ak, bk = a[k], b[k]
-        qx = c.state_gradient(k, e) + ak.T @ vx
+        lx, lxx = dyn.state_terms(k, qs[k], vs[k], e)
+        qx = lx + ak.T @ vx
         qu = c.control_weight[k] * (us[k] - c.controls[k]) + bk.T @ vx
         vb = vxx @ bk
-        qxx = c.state_hess(k) + ak.T @ vxx @ ak
+        qxx = lxx + ak.T @ vxx @ ak
         quu = np.diag(c.control_weight[k]) + bk.T @ vb
         qux = vb.T @ ak
         quu_reg = quu + mu * np.eye(nu)

@@ -31,6 +31,8 @@ class StmrConfig(IkSettings):
         ballistic_history: frames of the base trajectory fitted before a flight phase.
         alpha_min: least temporal scale of a segment (0.5: twice as fast).
         alpha_max: largest temporal scale of a segment (2: twice as slow).
+        alpha_speed_floor: a segment is not sped up beyond the joint speed limit
+            (``max_joint_speed``): its least alpha is its fastest joint's speed over the limit.
         segments: temporal segments S (cut at contact changes); 0 picks up to ``max_segments``.
         max_segments: segments when ``segments`` is 0.
         control_dt: control (and physics) step of the temporal stage [s] (rounded so that a
@@ -54,6 +56,13 @@ class StmrConfig(IkSettings):
         effort_weight: iLQR weight on the PD target's distance from the reference joint angle.
         foot_track_weight: iLQR weight on a planted foot's distance from its target [1/m^2].
         foot_velocity_weight: iLQR weight on a planted foot's speed (slip) [s^2/m^2].
+        foot_landing_weight: iLQR weight on a landing foot's velocity error in the last 60 ms of
+            its swing and the first 30 ms of its stance [s^2/m^2].
+        foot_swing_weight: iLQR weight on a swinging foot's distance from its target [1/m^2].
+        floor_slip_weight: iLQR weight on the speed of a foot's lowest point (sideways and
+            downwards) while it is within ``floor_slip_band`` of the floor, on the rollout itself
+            (stmr/floor_cost.py; sphere feet) [s^2/m^2]; 0: off.
+        floor_slip_band: height under which that cost sets in, fully at the floor [m].
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
         seed: seed of the outer optimiser.
@@ -76,6 +85,7 @@ class StmrConfig(IkSettings):
     ballistic_history: int = 5
     alpha_min: float = 0.5
     alpha_max: float = 2.0
+    alpha_speed_floor: bool = True
     segments: int = 0
     max_segments: int = 4
     control_dt: float = 0.0055
@@ -96,6 +106,10 @@ class StmrConfig(IkSettings):
     effort_weight: float = 10.0
     foot_track_weight: float = 2000.0
     foot_velocity_weight: float = 50.0
+    foot_landing_weight: float = 0.0
+    foot_swing_weight: float = 0.0
+    floor_slip_weight: float = 0.0
+    floor_slip_band: float = 0.02
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
@@ -129,7 +143,7 @@ class StmrConfig(IkSettings):
         for name in (
             "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
             "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight", "foot_track_weight",
-            "foot_velocity_weight",
+            "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight",
         ):  # fmt: skip
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
@@ -137,6 +151,8 @@ class StmrConfig(IkSettings):
             raise ConfigError("need 0 <= swing_lift <= swing_clearance")
         if not (self.window_s > 0 and 0 < self.commit_s <= self.window_s and self.outer_sigma > 0):
             raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
+        if not self.floor_slip_band > 0:
+            raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
         if not 0 <= self.floor_margin <= 0.02:
             raise ConfigError(f"floor_margin must be in [0, 0.02] m, got {self.floor_margin}")
         if self.servo_kp < 0 or self.servo_kd < 0:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...optim.ilqr import IlqrSettings, TrackingCost, ilqr
+from ...optim.ilqr import IlqrSettings, StateResidual, TrackingCost, ilqr
 from .dynamics import ServoModel
 
 
@@ -36,6 +36,8 @@ class InnerWeights:
     effort: float
     foot: float = 0.0
     foot_velocity: float = 0.0
+    landing: float = 0.0
+    swing: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class InnerResult:
 
 
 LANDING_S = 0.06
+TOUCHDOWN_S = 0.03
 _DEBUG = bool(__import__("os").environ.get("KINEMORPH_STMR_DEBUG"))
 
 
@@ -97,15 +100,18 @@ def tracking_weights(sm: ServoModel, steps: int, w: InnerWeights) -> tuple[np.nd
 def foot_hessians(
     sm: ServoModel, qref: np.ndarray, contacts: np.ndarray, feet: tuple[str, ...], w: InnerWeights
 ) -> np.ndarray | None:
-    """Per step (K + 1, 2 nv, 2 nv) the quadratic form of the planted feet's position and velocity
-    residuals, J dq and J dv (J: the foot body's 3 x nv Jacobian at the target state): a planted
-    foot stays where the targets put it (on its anchor) and does not slide; and in the last
-    LANDING_S of a swing the foot's vertical speed, J_z dv (it lands softly: on MuJoCo's soft
-    floor a foot arriving at 1 m/s sinks about 2 cm). None without weights."""
+    """Per step (K + 1, 2 nv, 2 nv) the quadratic form of the feet's task-space residuals (J: the
+    foot body's 3 x nv Jacobian at the target state): a planted foot's position and velocity, J dq
+    and J dv (it stays on its anchor and does not slide; weights ``foot``, ``foot_velocity``); a
+    landing foot's velocity J dv in the last LANDING_S of its swing and the first TOUCHDOWN_S of its
+    stance (``landing``: it comes down where and as slowly as the targets do, so it neither lands
+    with horizontal speed and slides nor stamps into the floor: a foot arriving at 1 m/s sinks
+    about 0.7 cm into the stiff floor); a swinging foot's position J dq (``swing``: it keeps its
+    clearance instead of brushing the floor). None without weights."""
     import mujoco
 
-    if w.foot <= 0 and w.foot_velocity <= 0:
-        return None
+    if w.foot <= 0 and w.foot_velocity <= 0 and w.landing <= 0 and w.swing <= 0:
+        return None  # (the vertical landing speed is weighted by foot_velocity)
     m = sm.model
     d = mujoco.MjData(m)
     nv = m.nv
@@ -114,25 +120,31 @@ def foot_hessians(
     jac = np.zeros((3, nv))
     n = qref.shape[0]
     ahead = max(1, round(LANDING_S / sm.dt))
-    landing = np.zeros_like(contacts)  # swinging now, planted within LANDING_S
+    behind = max(1, round(TOUCHDOWN_S / sm.dt))
+    landing = np.zeros_like(contacts)  # swinging now, planted within LANDING_S; or planted for under TOUCHDOWN_S
     for k in range(n):
         landing[k] = ~contacts[k] & contacts[k + 1 : k + 1 + ahead].any(axis=0)
+        landing[k] |= contacts[k] & ~contacts[max(0, k - behind) : k + 1].all(axis=0)
     for k in range(n):
-        if not (contacts[k].any() or landing[k].any()):
-            continue
         d.qpos[:] = qref[k]
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)
-        jtj = np.zeros((nv, nv))
-        jz = np.zeros((nv, nv))
-        for leg in np.flatnonzero(contacts[k] | landing[k]):
+        pos = np.zeros((nv, nv))
+        vel = np.zeros((nv, nv))
+        for leg in range(len(feet)):
             mujoco.mj_jacBody(m, d, jac, None, ids[leg])
+            jtj = jac.T @ jac
             if contacts[k, leg]:
-                jtj += jac.T @ jac
-            else:
-                jz += np.outer(jac[2], jac[2])
-        out[k, :nv, :nv] = w.foot * jtj
-        out[k, nv:, nv:] = w.foot_velocity * (jtj + jz)
+                pos += w.foot * jtj
+                vel += w.foot_velocity * jtj
+            elif w.swing > 0:
+                pos += w.swing * jtj
+            if landing[k, leg]:
+                vel += w.landing * jtj
+                if not contacts[k, leg]:  # its vertical speed (soft landing) as the planted feet's speed
+                    vel += w.foot_velocity * np.outer(jac[2], jac[2])
+        out[k, :nv, :nv] = pos
+        out[k, nv:, nv:] = vel
     return out
 
 
@@ -149,11 +161,13 @@ def solve_inner(
     commit_s: float,
     on_window: Callable[[int, int], None] | None = None,
     state_hessian: np.ndarray | None = None,
+    residual: StateResidual | None = None,
 ) -> InnerResult:
     """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring):
     iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated.
     nominal_controls (K, nu): what effort is measured from (None: the target joint angles).
-    state_hessian (K + 1, 2 nv, 2 nv): extra state cost (foot_hessians), or None."""
+    state_hessian (K + 1, 2 nv, 2 nv): extra state cost (foot_hessians), or None; residual: a
+    cost evaluated on the rollout itself (floor_cost.FloorSlipResidual), or None."""
     steps = qref.shape[0] - 1
     uref = qref[:-1, sm.qpos_index] if nominal_controls is None else nominal_controls
     ws, wu = tracking_weights(sm, steps, weights)
@@ -173,7 +187,7 @@ def solve_inner(
         b = min(c, a + commit)
         sl = slice(a, c + 1)
         extra = None if state_hessian is None else state_hessian[sl]
-        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra)
+        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra, residual)
         res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings)
         n = b - a
         q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]

@@ -28,6 +28,7 @@ import numpy as np
 from ...transforms import quat_rotate
 from .config import StmrConfig
 from .dynamics import ServoModel
+from .floor_cost import FloorSlipResidual, foot_sphere
 from .inner import InnerResult, InnerWeights, feedforward_controls, foot_hessians, solve_inner
 from .warp import Warp, interpolate_qpos, velocities, warp_contacts
 
@@ -124,9 +125,14 @@ class _Problem:
         )
         self.w = InnerWeights(
             cfg.base_track_weight, cfg.base_rot_weight, cfg.joint_track_weight, cfg.velocity_weight, cfg.effort_weight,
-            cfg.foot_track_weight, cfg.foot_velocity_weight,
+            cfg.foot_track_weight, cfg.foot_velocity_weight, cfg.foot_landing_weight, cfg.foot_swing_weight,
         )  # fmt: skip
         self.judge = judge
+        self.residual = (
+            FloorSlipResidual(sm.model, feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band)
+            if cfg.floor_slip_weight > 0 and all(foot_sphere(sm.model, f) is not None for f in feet)
+            else None
+        )
         self.segment_error = np.zeros(len(bounds) - 1)
         self.best: tuple[float, TemporalResult] | None = None
         self.history: list[OuterStep] = []
@@ -161,6 +167,7 @@ class _Problem:
             window_s=self.cfg.window_s,
             commit_s=self.cfg.commit_s,
             state_hessian=foot_hessians(self.sm, qref, contacts, self.feet, self.w),
+            residual=self.residual,
         )
         up = _upright(inner.qpos, qref)
         err = np.linalg.norm(inner.qpos[:, :3] - qref[:, :3], axis=1)
@@ -180,6 +187,22 @@ class _Problem:
         if self.best is None or j < self.best[0]:
             self.best = (j, res)
         return j, res
+
+
+def speed_floor(q: np.ndarray, bounds: np.ndarray, fps: float, max_speed: float, lo: float, hi: float) -> np.ndarray:
+    """Least alpha per segment of ``bounds`` (S + 1 frames) at which no joint of q (T, nq; the
+    spatial stage's joints, already capped at ``max_speed`` [rad/s]) moves faster than max_speed:
+    speeding up a segment whose joints already run at the cap (alpha < 1) asks more of the motors
+    than the clip's own cap allows, and the rollout's joints then jump from frame to frame at the
+    source's fps. Within [lo, hi] (hi wins: the bounds may not allow it). Shape: (S,)."""
+    out = np.full(len(bounds) - 1, lo)
+    if not np.isfinite(max_speed) or q.shape[0] < 2:
+        return out
+    speed = np.abs(np.diff(q[:, 7:], axis=0)).max(axis=1) * fps  # (T - 1,) [rad/s]
+    for i in range(len(bounds) - 1):
+        seg = speed[bounds[i] : max(bounds[i] + 1, bounds[i + 1])]
+        out[i] = max(lo, float(seg.max(initial=0.0)) / max_speed)
+    return np.minimum(out, hi)
 
 
 def slowed_guess(segment_error: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -211,8 +234,10 @@ def temporal_stage(
     judge: scores a candidate by the verdict's criteria (added to the objective), or None."""
     prob = _Problem(sm, q_smr, contacts, bounds, fps, feet, cfg, judge)
     s = len(bounds) - 1
-    lo, hi = math.log(cfg.alpha_min), math.log(cfg.alpha_max)
-    x0 = float(np.clip(0.0, lo, hi))
+    hi = math.log(cfg.alpha_max)
+    cap = cfg.max_joint_speed if cfg.alpha_speed_floor else math.inf
+    lo = np.log(speed_floor(q_smr, bounds, fps, cap, cfg.alpha_min, cfg.alpha_max))  # (S,)
+    x0 = np.clip(0.0, lo, hi)
 
     def objective(x: np.ndarray) -> float:
         j, _ = prob.solve(np.exp(np.clip(np.asarray(x, dtype=float), lo, hi)), cfg.inner_iterations)
@@ -220,28 +245,29 @@ def temporal_stage(
             on_step(prob.history[-1])
         return j
 
-    objective(np.full(s, x0))
+    objective(x0)
     budget = cfg.outer_evaluations - 1
-    start = np.full(s, x0)
-    if budget > 0 and hi > lo:  # slow down the segments where the robot left the motion
+    start = x0
+    free = bool((hi > lo).any())
+    if budget > 0 and free:  # slow down the segments where the robot left the motion
         guess = slowed_guess(prob.segment_error, lo, hi)
         if np.abs(guess - start).max() > 1e-6:
             if objective(guess) < prob.history[0].objective:
                 start = guess
             budget -= 1
-    if budget > 0 and hi > lo:
+    if budget > 0 and free:
         if s == 1:
             from scipy.optimize import minimize_scalar
 
             minimize_scalar(
-                lambda x: objective(np.array([x])), bounds=(lo, hi), method="bounded",
+                lambda x: objective(np.array([x])), bounds=(float(lo[0]), hi), method="bounded",
                 options={"maxiter": budget, "xatol": 0.02},
             )  # fmt: skip
         else:
             import cma
 
             opts = {
-                "bounds": [lo, hi], "popsize": cfg.outer_population, "maxfevals": budget, "seed": cfg.seed + 1,
+                "bounds": [list(lo), list(np.maximum(hi, lo + 1e-9))], "popsize": cfg.outer_population, "maxfevals": budget, "seed": cfg.seed + 1,
                 "verbose": -9, "tolx": 1e-3,
             }  # fmt: skip
             es = cma.CMAEvolutionStrategy(start, cfg.outer_sigma, opts)

@@ -1,0 +1,91 @@
+"""The inner problem's contact-implicit foot cost: a foot's speed while it is on the floor.
+
+The schedule's foot costs (inner.foot_hessians) are linearised at the targets: where the rollout
+puts a foot down earlier, later or elsewhere than the targets do (it leaves them by centimetres
+in a fast gait), they weight the wrong steps. This residual is evaluated on the rollout itself
+(optim.ilqr.StateResidual): for each foot whose lowest point is within ``band`` of the floor,
+with gate g = 1 - height / band in [0, 1],
+
+    r = sqrt(w g) [v_x, v_y, min(0, v_z)]
+
+where v is the velocity of the foot's lowest point (the point that touches: a rolling sphere's
+contact point stands still, its centre does not), J its point Jacobian. A foot on or just above
+the floor that moves sideways (a landing with horizontal speed, a slide, a scuff) or downwards
+(a hard landing, which sinks it into the floor) pays for it, wherever and whenever it happens.
+The gate's own derivative is left out (Gauss-Newton on the gated residual), so the optimiser is
+not pushed to lift feet to avoid the cost.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+
+
+def foot_sphere(model: mujoco.MjModel, body: str) -> int | None:
+    """The colliding sphere geom of a foot body (or of its parent when the body has none), or None."""
+    b = model.body(body).id
+    for owner in (b, int(model.body_parentid[b])):
+        for g in range(model.ngeom):
+            if model.geom_bodyid[g] == owner and (model.geom_contype[g] or model.geom_conaffinity[g]):
+                if int(model.geom_type[g]) == mujoco.mjtGeom.mjGEOM_SPHERE:
+                    return g
+        if any(model.geom_bodyid[g] == b for g in range(model.ngeom)):
+            return None
+    return None
+
+
+class FloorSlipResidual:
+    """Residual of the feet's speed near the floor (module docstring); an optim.ilqr.StateResidual.
+
+    Args:
+        model: the dynamics model.
+        feet: foot body names (each with a colliding sphere: quadrupeds' paws).
+        weight: w [s^2/m^2].
+        band: height under which the gate opens [m].
+        floor_z: height of the floor's surface [m].
+    """
+
+    def __init__(
+        self, model: mujoco.MjModel, feet: tuple[str, ...], *, weight: float, band: float = 0.02, floor_z: float = 0.0
+    ) -> None:
+        self.m = model
+        self.d = mujoco.MjData(model)
+        self.w = float(weight)
+        self.band = float(band)
+        self.floor_z = float(floor_z)
+        self.bodies = np.array([model.body(f).id for f in feet], dtype=np.int64)
+        geoms = [foot_sphere(model, f) for f in feet]
+        if any(g is None for g in geoms):
+            raise ValueError(f"FloorSlipResidual: feet {feet} are not all spheres")
+        self.geoms = np.array(geoms, dtype=np.int64)
+        self.bodies = model.geom_bodyid[self.geoms].astype(np.int64)
+        self.radius = model.geom_size[self.geoms, 0].copy()
+        self._jac = np.zeros((3, model.nv))
+
+    def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m, d = self.m, self.d
+        nv = m.nv
+        d.qpos[:] = qpos
+        mujoco.mj_kinematics(m, d)
+        centre = d.geom_xpos[self.geoms]
+        height = centre[:, 2] - self.radius - self.floor_z
+        near = np.flatnonzero(height < self.band)
+        if near.size == 0:
+            return np.zeros(0), np.zeros((0, 2 * nv))
+        mujoco.mj_comPos(m, d)
+        r = np.zeros(3 * near.size)
+        jac = np.zeros((3 * near.size, 2 * nv))
+        for i, f in enumerate(near):
+            point = centre[f] - np.array([0.0, 0.0, self.radius[f]])
+            mujoco.mj_jac(m, d, self._jac, None, point, int(self.bodies[f]))
+            gate = float(np.clip(1.0 - height[f] / self.band, 0.0, 1.0))
+            s = np.sqrt(self.w * gate)
+            v = self._jac @ qvel
+            rows = slice(3 * i, 3 * i + 3)
+            r[rows] = s * np.array([v[0], v[1], min(0.0, v[2])])
+            jac[rows, nv:] = s * self._jac
+            if v[2] > 0:
+                jac[3 * i + 2, nv:] = 0.0
+        return r, jac

@@ -1,0 +1,121 @@
+"""STMR's temporal-stage cost pieces: the joint-speed floor on alpha, the contact-implicit floor
+slip residual (stmr/floor_cost.py) and iLQR's residual cost on the trajectory itself."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from conftest import robot_or_skip
+from kinemorph.optim.ilqr import IlqrSettings, TrackingCost, ilqr
+from kinemorph.retarget.stmr.dynamics import servo_model
+from kinemorph.retarget.stmr.floor_cost import FloorSlipResidual, foot_sphere
+from kinemorph.retarget.stmr.temporal import speed_floor
+
+
+@pytest.fixture(scope="module")
+def go2():  # type: ignore[no-untyped-def]
+    return robot_or_skip("unitree_go2")
+
+
+def test_segments_at_the_joint_speed_cap_are_not_sped_up() -> None:
+    fps, cap = 30.0, 7.0
+    q = np.zeros((91, 19))
+    t = np.arange(91) / fps
+    q[:31, 10] = 0.05 * np.sin(2 * np.pi * t[:31])  # slow: ~0.3 rad/s (frames 0-30: segment 0)
+    q[31:61, 10] = q[30, 10] + cap * (t[31:61] - t[30])  # at the cap
+    q[61:, 10] = q[60, 10] + 0.5 * cap * (t[61:] - t[60])  # half the cap
+    lo = speed_floor(q, np.array([0, 30, 60, 90]), fps, cap, 0.5, 2.0)
+    assert lo[0] == pytest.approx(0.5)
+    assert lo[1] == pytest.approx(1.0, abs=1e-6)
+    assert lo[2] == pytest.approx(0.5, abs=0.01)
+    assert speed_floor(3 * q, np.array([0, 30, 60, 90]), fps, cap, 0.5, 2.0)[1] == pytest.approx(2.0)  # hi wins
+    assert (speed_floor(q, np.array([0, 90]), fps, np.inf, 0.5, 2.0) == 0.5).all()
+
+
+def _foot_on_floor(go2):  # type: ignore[no-untyped-def]
+    sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0)
+    m, d = sm.model, mujoco.MjData(sm.model)
+    d.qpos[:] = go2.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    feet = go2.feet
+    g = foot_sphere(m, feet[0])
+    d.qpos[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0]  # FL's sphere touches z = 0
+    return sm, feet, d.qpos.copy()
+
+
+def test_floor_slip_residual_weights_a_touching_foot_by_its_contact_point_speed(go2) -> None:  # type: ignore[no-untyped-def]
+    sm, feet, q = _foot_on_floor(go2)
+    m = sm.model
+    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02)
+    v = np.zeros(m.nv)
+    v[0], v[2] = 0.3, 0.2  # the whole robot sliding forward and rising
+    r, jac = res(0, q, v)
+    assert r.size >= 3 and jac.shape == (r.size, 2 * m.nv)
+    assert r[0] == pytest.approx(10.0 * 0.3, rel=1e-6)  # sqrt(w) v_x at full gate
+    assert r[1] == pytest.approx(0.0, abs=1e-9) and r[2] == 0.0  # rising: no vertical term
+    assert np.allclose(jac[:, : m.nv], 0.0)
+    v[2] = -0.2  # falling onto the floor: its downward speed counts
+    r2, jac2 = res(0, q, v)
+    assert r2[2] == pytest.approx(-10.0 * 0.2, rel=1e-6)
+    assert np.allclose(jac2 @ np.r_[np.zeros(m.nv), v], r2)  # linear in the velocity
+    q_high = q.copy()
+    q_high[2] += 0.2  # every foot far above the band
+    r3, jac3 = res(0, q_high, v)
+    assert r3.size == 0 and jac3.shape == (0, 2 * m.nv)
+
+
+def test_floor_slip_is_the_contact_points_speed_not_the_centres(go2) -> None:  # type: ignore[no-untyped-def]
+    """A paw turning on the floor (its calf swinging about the knee): the residual is the speed of
+    the sphere's lowest point, which the centre's speed overstates by the turn (radius x rate)."""
+    sm, feet, q = _foot_on_floor(go2)
+    m, d = sm.model, mujoco.MjData(sm.model)
+    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02)
+    d.qpos[:] = q
+    mujoco.mj_kinematics(m, d)
+    mujoco.mj_comPos(m, d)
+    g = foot_sphere(m, feet[0])
+    body = int(m.geom_bodyid[g])
+    point, centre = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    mujoco.mj_jac(m, d, point, None, d.geom_xpos[g] - np.array([0.0, 0.0, m.geom_size[g, 0]]), body)
+    mujoco.mj_jac(m, d, centre, None, d.geom_xpos[g], body)
+    v = np.zeros(m.nv)
+    calf = body
+    while m.body_jntnum[calf] == 0:  # the paw is fixed to its calf
+        calf = int(m.body_parentid[calf])
+    v[int(m.jnt_dofadr[m.body_jntadr[calf]])] = 2.0  # the knee at 2 rad/s
+    r, _ = res(0, q, v)
+    assert np.allclose(r[:2], 10.0 * (point[:2] @ v))
+    gap = np.linalg.norm(centre[:2] @ v - point[:2] @ v)
+    assert gap == pytest.approx(2.0 * m.geom_size[g, 0], rel=0.05)  # omega x radius
+
+
+def test_ilqr_residual_cost_is_optimised_on_the_trajectory() -> None:
+    """A slider pushed to a goal, with a residual that penalises speed beyond x = 0.5: the solution
+    slows down there (a state-dependent cost no fixed quadratic form expresses)."""
+    xml = """<mujoco><option timestep="0.05" gravity="0 0 0" integrator="Euler"/><worldbody>
+      <body><joint name="x" type="slide" axis="1 0 0"/><geom type="box" size=".1 .1 .1" mass="1"/></body></worldbody>
+      <actuator><motor joint="x" ctrllimited="true" ctrlrange="-5 5"/></actuator></mujoco>"""
+    m = mujoco.MjModel.from_xml_string(xml)
+    t = 40
+    wx = np.zeros((t + 1, 2))
+    wx[-1] = 100.0
+    base = dict(qpos=np.full((t + 1, 1), 1.0), qvel=np.zeros((t + 1, 1)), state_weight=wx,
+                controls=np.zeros((t, 1)), control_weight=np.full((t, 1), 0.01))  # fmt: skip
+
+    def slow_zone(k: int, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if q[0] < 0.5:
+            return np.zeros(0), np.zeros((0, 2))
+        return np.array([3.0 * v[0]]), np.array([[0.0, 3.0]])
+
+    x0 = (np.zeros(1), np.zeros(1))
+    s = IlqrSettings(max_iterations=60, tolerance=1e-8)
+    plain = ilqr(m, x0, np.zeros((t, 1)), TrackingCost(**base), settings=s)
+    zoned = ilqr(m, x0, np.zeros((t, 1)), TrackingCost(**base, residual=slow_zone), settings=s)
+    fast = lambda res: float(np.abs(res.qvel[res.qpos[:, 0] >= 0.5, 0]).mean())  # noqa: E731
+    assert zoned.history[-1] < zoned.history[0]
+    assert fast(zoned) < 0.6 * fast(plain)
+    assert zoned.qpos[-1, 0] > 0.6  # still goes into the zone
+    as_plain = ilqr(m, x0, plain.controls, TrackingCost(**base, residual=slow_zone), settings=IlqrSettings(max_iterations=0))
+    assert zoned.cost < 0.9 * as_plain.cost  # the plain optimum is not optimal under the residual
