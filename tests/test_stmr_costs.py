@@ -119,3 +119,22 @@ def test_ilqr_residual_cost_is_optimised_on_the_trajectory() -> None:
     assert zoned.qpos[-1, 0] > 0.6  # still goes into the zone
     as_plain = ilqr(m, x0, plain.controls, TrackingCost(**base, residual=slow_zone), settings=IlqrSettings(max_iterations=0))
     assert zoned.cost < 0.9 * as_plain.cost  # the plain optimum is not optimal under the residual
+
+
+def test_planted_slip_residual_follows_the_schedule_and_the_window_offset(go2) -> None:  # type: ignore[no-untyped-def]
+    from kinemorph.retarget.stmr.floor_cost import PlantedSlipResidual, Residuals
+
+    sm, feet, q = _foot_on_floor(go2)
+    m = sm.model
+    planted = np.zeros((10, 4), dtype=bool)
+    planted[5, 0] = True
+    planted[5:, 2] = True
+    res = Residuals([PlantedSlipResidual(m, feet, planted, weight=25.0)])
+    v = np.zeros(m.nv)
+    v[0] = 0.2
+    assert res(0, q, v)[0].size == 0
+    res.offset = 5  # a window starting at step 5
+    r, jac = res(0, q, v)
+    assert r.size == 6 and jac.shape == (6, 2 * m.nv)
+    assert r[0] == pytest.approx(5.0 * 0.2) and r[3] == pytest.approx(5.0 * 0.2)  # sqrt(w) v, both feet
+    assert np.allclose(jac @ np.r_[np.zeros(m.nv), v], r)

@@ -63,6 +63,8 @@ class StmrConfig(IkSettings):
             downwards) while it is within ``floor_slip_band`` of the floor, on the rollout itself
             (stmr/floor_cost.py; sphere feet) [s^2/m^2]; 0: off.
         floor_slip_band: height under which that cost sets in, fully at the floor [m].
+        contact_point_weight: iLQR weight on a planted foot's contact-point velocity (the lowest
+            point of its sphere: a rolling paw's does not move; stmr/floor_cost.py) [s^2/m^2].
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
         seed: seed of the outer optimiser.
@@ -110,6 +112,7 @@ class StmrConfig(IkSettings):
     foot_swing_weight: float = 0.0
     floor_slip_weight: float = 0.0
     floor_slip_band: float = 0.02
+    contact_point_weight: float = 0.0
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
@@ -143,7 +146,7 @@ class StmrConfig(IkSettings):
         for name in (
             "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
             "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight", "foot_track_weight",
-            "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight",
+            "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight", "contact_point_weight",
         ):  # fmt: skip
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")

@@ -89,3 +89,58 @@ class FloorSlipResidual:
             if v[2] > 0:
                 jac[3 * i + 2, nv:] = 0.0
         return r, jac
+
+
+class PlantedSlipResidual(FloorSlipResidual):
+    """Residual of the planted feet's contact-point velocity by the schedule: for each foot that
+    ``planted`` (K + 1, F) marks at step k, r = sqrt(w) v_p (3 components), v_p the velocity of
+    the sphere's lowest point. Unlike a cost on the foot body's (the sphere centre's) velocity
+    against the targets', it lets the paw roll: the spatial stage holds the centres still while
+    the paws turn with their calves, which asks the contact points to slide at radius x turn
+    rate (5.9 cm/s on average on dog_walk onto Go2). ``offset`` shifts the step index (the
+    receding horizon's window start)."""
+
+    def __init__(self, model: mujoco.MjModel, feet: tuple[str, ...], planted: np.ndarray, *, weight: float) -> None:
+        super().__init__(model, feet, weight=weight)
+        self.planted = np.asarray(planted, dtype=bool)
+        self.offset = 0
+
+    def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m, d = self.m, self.d
+        nv = m.nv
+        legs = np.flatnonzero(self.planted[min(k + self.offset, len(self.planted) - 1)])
+        if legs.size == 0:
+            return np.zeros(0), np.zeros((0, 2 * nv))
+        d.qpos[:] = qpos
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_comPos(m, d)
+        s = np.sqrt(self.w)
+        r = np.zeros(3 * legs.size)
+        jac = np.zeros((3 * legs.size, 2 * nv))
+        for i, f in enumerate(legs):
+            point = d.geom_xpos[self.geoms[f]] - np.array([0.0, 0.0, self.radius[f]])
+            mujoco.mj_jac(m, d, self._jac, None, point, int(self.bodies[f]))
+            r[3 * i : 3 * i + 3] = s * (self._jac @ qvel)
+            jac[3 * i : 3 * i + 3, nv:] = s * self._jac
+        return r, jac
+
+
+class Residuals:
+    """The sum of several StateResiduals (their rows stacked); ``offset`` is passed on."""
+
+    def __init__(self, parts: list) -> None:  # type: ignore[type-arg]
+        self.parts = parts
+
+    @property
+    def offset(self) -> int:
+        return getattr(self.parts[0], "offset", 0)
+
+    @offset.setter
+    def offset(self, value: int) -> None:
+        for p in self.parts:
+            if hasattr(p, "offset"):
+                p.offset = value
+
+    def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = [p(k, qpos, qvel) for p in self.parts]
+        return np.concatenate([o[0] for o in out]), np.vstack([o[1] for o in out])

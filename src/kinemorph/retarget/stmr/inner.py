@@ -187,6 +187,8 @@ def solve_inner(
         b = min(c, a + commit)
         sl = slice(a, c + 1)
         extra = None if state_hessian is None else state_hessian[sl]
+        if residual is not None and hasattr(residual, "offset"):
+            residual.offset = a  # its step index runs over the whole horizon
         tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra, residual)
         res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings)
         n = b - a

@@ -28,7 +28,7 @@ import numpy as np
 from ...transforms import quat_rotate
 from .config import StmrConfig
 from .dynamics import ServoModel
-from .floor_cost import FloorSlipResidual, foot_sphere
+from .floor_cost import FloorSlipResidual, PlantedSlipResidual, Residuals, foot_sphere
 from .inner import InnerResult, InnerWeights, feedforward_controls, foot_hessians, solve_inner
 from .warp import Warp, interpolate_qpos, velocities, warp_contacts
 
@@ -128,14 +128,21 @@ class _Problem:
             cfg.foot_track_weight, cfg.foot_velocity_weight, cfg.foot_landing_weight, cfg.foot_swing_weight,
         )  # fmt: skip
         self.judge = judge
-        self.residual = (
-            FloorSlipResidual(sm.model, feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band)
-            if cfg.floor_slip_weight > 0 and all(foot_sphere(sm.model, f) is not None for f in feet)
-            else None
-        )
+        self.spheres = all(foot_sphere(sm.model, f) is not None for f in feet)
         self.segment_error = np.zeros(len(bounds) - 1)
         self.best: tuple[float, TemporalResult] | None = None
         self.history: list[OuterStep] = []
+
+    def residual(self, contacts: np.ndarray) -> Residuals | None:
+        """The costs evaluated on the rollout (floor_cost.py) for the warped schedule, or None."""
+        cfg, parts = self.cfg, []
+        if not self.spheres:
+            return None
+        if cfg.floor_slip_weight > 0:
+            parts.append(FloorSlipResidual(self.sm.model, self.feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band))
+        if cfg.contact_point_weight > 0:
+            parts.append(PlantedSlipResidual(self.sm.model, self.feet, contacts, weight=cfg.contact_point_weight))
+        return Residuals(parts) if parts else None
 
     def targets(self, alpha: np.ndarray) -> tuple[Warp, np.ndarray, np.ndarray, np.ndarray]:
         warp = Warp.of(alpha, self.bounds, self.fps, self.sm.dt)
@@ -167,7 +174,7 @@ class _Problem:
             window_s=self.cfg.window_s,
             commit_s=self.cfg.commit_s,
             state_hessian=foot_hessians(self.sm, qref, contacts, self.feet, self.w),
-            residual=self.residual,
+            residual=self.residual(contacts),
         )
         up = _upright(inner.qpos, qref)
         err = np.linalg.norm(inner.qpos[:, :3] - qref[:, :3], axis=1)
