@@ -83,9 +83,9 @@ def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  #
 def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ignore[no-untyped-def]
     """Without TMR (alpha fixed at 1) the 2x trot's own-controls replay runs its motors at their
     limits and slides its feet far more than with it, and the chosen alpha slows the clip down
-    (measured: saturation 13.1% -> 3.6% of steps, slip in the replay 9.9 -> 3.5 cm/s, joint jumps
-    2 -> 0, alpha 1.25, 1.67). Both replays stand and track (base < 1 cm); neither passes the
-    whole verdict (the 30 fps inverse dynamics leaves 0.23-0.25 rad/s of angular residual; README)."""
+    (measured: saturation 13.3% -> 1.7% of steps, slip in the replay 10.7 -> 3.9 cm/s, alpha 1.46,
+    1.47). Both replays stand and track; the whole verdict fails without TMR (its feet go 2.5 cm
+    into the floor) and passes with it (README)."""
     clip = fast_trot(2.0, 4.0)
     fixed = retarget(clip, go2, engine="stmr", config=StmrConfig(alpha_min=1.0, alpha_max=1.0, max_segments=2))
     warped = retarget(clip, go2, engine="stmr", config=StmrConfig(max_segments=2))
@@ -95,6 +95,7 @@ def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ign
     assert not vw["fell"] and vw["base_position_rms_m"] < 0.02
     assert vw["torque_saturation_fraction"] < 0.5 * vf["torque_saturation_fraction"]
     assert vw["contact_slip_cm_s"] < 0.6 * vf["contact_slip_cm_s"]
+    assert vw["feasible"] and not vf["feasible"], (vw["reasons"], vf["reasons"])
 
 
 def test_a_clip_not_feasible_within_the_bounds_comes_back_with_a_warning(go2) -> None:  # type: ignore[no-untyped-def]
