@@ -2,6 +2,7 @@
 
     python benchmarks/bench_control.py                  # speed: controller + simulation vs real time (G1)
     python benchmarks/bench_control.py --sweep          # every shipped style at the target commands, 20 s each
+    python benchmarks/bench_control.py --sweep --smooth-reach --commands strafe-0.2 schedule   # the option
     python benchmarks/bench_control.py --push           # 1.0 and 1.5 N/kg for 1 s from the front and the side
     python benchmarks/bench_control.py --robot unitree_h1 --sweep --styles neutral
 
@@ -16,7 +17,7 @@ import time
 
 import numpy as np
 
-from kinemorph.control import SimulationConfig, parse_push, simulate_gait
+from kinemorph.control import ControlConfig, SimulationConfig, parse_push, simulate_gait
 from kinemorph.control.metrics import tracking_stats
 from kinemorph.gait import Commands, load_style, style_names
 from kinemorph.robots import load_robot
@@ -35,8 +36,8 @@ SCHEDULE = Commands(
 )
 
 
-def run(robot, style: str, commands: Commands, duration: float, label: str, pushes=()) -> None:
-    cfg = SimulationConfig(raise_on_fall=False)
+def run(robot, style: str, commands: Commands, duration: float, label: str, pushes=(), control=None) -> None:
+    cfg = SimulationConfig(raise_on_fall=False, control=control or ControlConfig())
     sim = simulate_gait(load_style(style), robot, commands, duration, config=cfg, pushes=pushes)
     st = tracking_stats(sim.log)
     log = sim.log
@@ -105,6 +106,7 @@ def main() -> None:
     ap.add_argument("--styles", nargs="*", default=None)
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
     ap.add_argument("--duration", type=float, default=20.0)
+    ap.add_argument("--smooth-reach", action="store_true", help="sweep with ControlConfig.smooth_reach (default off)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push (--figure-push) (PNG)")
     ap.add_argument("--figure-push", default="0.5@5:left", help="the figure's push [default: 0.5@5:left]")
@@ -118,7 +120,7 @@ def main() -> None:
         for style in styles:
             for name in names:
                 cmd = SCHEDULE if name == "schedule" else Commands.constant(COMMANDS[name])
-                run(robot, style, cmd, args.duration, name)
+                run(robot, style, cmd, args.duration, name, control=ControlConfig(smooth_reach=args.smooth_reach))
     elif args.push:
         for spec in args.push_specs:
             run(robot, styles[0], Commands.constant([0.2, 0, 0]), 10.0, spec, [parse_push(spec)])

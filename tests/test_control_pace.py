@@ -4,6 +4,7 @@ commands (GaitController._pace)."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -42,3 +43,38 @@ def test_a_slow_cycle_strafes_on_a_faster_clock_within_the_phase_limits() -> Non
     assert _pace(0.2, slow, share=0.0) == 1.0  # off
     short = [0.3, 0.5, 1.0, 1.3]  # a 0.3 s swing may run at most 0.3 / 0.25 faster
     assert _pace(0.2, short) == pytest.approx(0.3 / 0.25)
+
+
+def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot() -> None:
+    """controller._phases with ControlConfig.smooth_reach: a moved foothold is limited against where
+    the other foot will stand (its own moved foothold), not against the planner's raw one (as it is
+    without the option): strafing with a cycle too slow for the
+    reach, the raw path runs ahead of the feet and the preview planned landings up to 0.9 m beside
+    the other foot (the MPC then drove G1's CoM off its feet). Checked to within 1 cm (0.315 m
+    measured here against the 0.307 m limit, in the frames of the two standing feet)."""
+    import mujoco
+
+    from conftest import robot_or_skip
+    from kinemorph.control.loop import _standing
+    from kinemorph.gait import load_style
+    from kinemorph.gait.robot_table import robot_gait
+    from kinemorph.sim.model import build_torque_model
+
+    robot = robot_or_skip("unitree_g1")
+    style, command = load_style("relaxed"), np.array([0.0, 0.2, 0.0])
+    tm, rg = build_torque_model(robot), robot_gait(robot)
+    d = mujoco.MjData(tm.model)
+    q0 = _standing(style, robot, rg, command)
+    d.qpos[:] = q0
+    mujoco.mj_forward(tm.model, d)
+    ctl = GaitController(style, robot, rg, tm, q0[7:], ControlConfig(smooth_reach=True))
+    ctl.start(d, command)
+    widest = 0.0
+    for _ in range(int(6.0 * ctl.cfg.plan_rate)):  # the planner walks on while the robot stands
+        ctl.plan_tick(d, command)
+        for ph in ctl.phases:
+            if all(ph.contacts):  # sideways distance in the frame of the foot it was limited against
+                (xl, yl, al), (xr, yr, ar) = ph.feet
+                side = [-math.sin(a) * (xl - xr) + math.cos(a) * (yl - yr) for a in (al, ar)]
+                widest = max(widest, min(side))
+    assert widest <= ctl.maker.max_width + 0.01, widest  # 0.31 m here (limit 0.307); 0.91 m before

@@ -9,14 +9,16 @@ convex hull of both in double support.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 
-from ..gait.footsteps import GaitBody, Pose2
+from ..gait.footsteps import GaitBody, Pose2, min_separation
 from ..gait.robot_table import RobotGait
-from ..transforms import quat_rotate
+from ..transforms import quat_rotate, quat_to_mat
 
 
 def sole_corners(body: GaitBody, margin: float) -> np.ndarray:
@@ -138,3 +140,71 @@ def clamp_width(
         return swing
     ly = side * min(max(side * ly, min_width), max_width)
     return stance[0] + c * lx - s * ly, stance[1] + s * lx + c * ly
+
+
+def ankle_sole(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    rg: RobotGait,
+    feet: tuple[int, int],
+    act_dof: np.ndarray,
+    torque_limit: np.ndarray,
+    weight: float,
+    *,
+    share: float,
+    near: float = 0.12,
+) -> GaitBody:
+    """The sole as far as the ankle motors can hold the CoP: the planner's sole rectangle cut to
+    where the whole ``weight`` [N] on one foot needs at most ``share`` of the limit of each motor
+    whose hinge lies within ``near`` [m] of the sole (the ankle joints). A vertical force F at the
+    sole point r from a hinge at a with axis u needs the torque F |((r - a) x z) . u|, so each
+    such motor bounds the CoP to a slab around its hinge; the slabs are taken along the sole's
+    axes (pitch: heel..toe, roll: sideways). ``data``: the standing state (kinematics computed).
+    The MPC plans the CoP inside these soles; G1's 50 N m ankles keep its whole sole, T1's 20 N m
+    pitch and 15 N m roll ankles do not (its ankles saturated with the CoP near the toe)."""
+    body = rg.body
+    if share <= 0:
+        return body
+    heel, toe, half = body.heel, body.toe, body.half_width
+    limits = dict(zip(np.asarray(act_dof).tolist(), np.asarray(torque_limit).tolist()))
+    for f, fid in enumerate(feet):
+        R = data.xmat[fid].reshape(3, 3) @ quat_to_mat(rg.sole_rot[f])  # sole axes in the world
+        sole = data.xpos[fid] + data.xmat[fid].reshape(3, 3) @ rg.sole_pos[f]
+        b = fid
+        while b > 0:
+            for j in range(model.body_jntadr[b], model.body_jntadr[b] + model.body_jntnum[b]):
+                if model.jnt_type[j] != mujoco.mjtJoint.mjJNT_HINGE:
+                    continue
+                a, u = data.xanchor[j], data.xaxis[j]
+                tau = limits.get(int(model.jnt_dofadr[j]))
+                if tau is None or np.linalg.norm(a - sole) > near:
+                    continue
+                a_s = R.T @ (a - sole)  # hinge in the sole frame
+                u_s = R.T @ u
+                # (r - a) x z . u = (r - a)_y u_x - (r - a)_x u_y: slabs along the sole's x (pitch) and y (roll)
+                reach = share * tau / weight
+                if abs(u_s[1]) > 0.5:
+                    heel, toe = max(heel, a_s[0] - reach / abs(u_s[1])), min(toe, a_s[0] + reach / abs(u_s[1]))
+                if abs(u_s[0]) > 0.5:
+                    half = min(half, abs(a_s[1]) + reach / abs(u_s[0]))
+            b = int(model.body_parentid[b])
+    return dataclasses.replace(body, heel=float(heel), toe=float(toe), half_width=float(half))
+
+
+def sideways_pace(
+    share: float, max_width: float, body: GaitBody, vy: float, timing: np.ndarray, lowest: tuple[float, float]
+) -> float:
+    """How much faster than real time the gait clock runs so that a sideways speed ``vy`` [m/s]
+    steps within ``share`` of the legs' sideways reach per cycle (``max_width`` less the feet's
+    least separation; controller.ControlConfig.sideways_reach; 1: as the style times it, also when
+    ``share`` <= 0). ``timing``: [t_LTD, t_RLO, t_RTD, T] [s]; ``lowest``: the shortest single and
+    double support the time scaling allows [s] (no phase gets shorter)."""
+    if share <= 0 or not math.isfinite(max_width):
+        return 1.0
+    reach = share * (max_width - min_separation(body, 0.0))
+    if reach <= 0:
+        return 1.0
+    ltd, rlo, rtd, cycle = (float(x) for x in timing)
+    single, double = min(ltd, rtd - rlo), min(rlo - ltd, cycle - rtd)
+    most = min(single / lowest[0], double / lowest[1])
+    return min(max(1.0, abs(vy) * cycle / reach), max(1.0, most))

@@ -74,6 +74,34 @@ class FrameMaker:
         self.offset = np.zeros((2, 2))
         self.lift_offset = np.zeros((2, 2))
         self.was_contact = np.array([True, True])
+        self.lift_sole = np.zeros((2, 2))
+        self.sideways = 0.0  # commanded sideways speed [m/s]: != 0 limits the landing point (_reach_shift)
+
+    def _reach_shift(
+        self,
+        f: int,
+        sole: np.ndarray,
+        stance: tuple[float, float, float],
+        dyaw: float,
+        progress: float,
+        smooth: bool = True,
+    ) -> np.ndarray:
+        """Shift (2,) [m] of swing foot f's sole position ``sole`` (2,) that keeps the feet apart and
+        within reach of the standing foot's planar pose ``stance`` (support.clamp_width). The planner's
+        swing runs from the lift-off point L to the foothold T as L + s (T - L), s = f_soft(progress);
+        with ``smooth`` the limits move T, and the swing foot by s times that (a smooth swing to the
+        limited foothold; limiting the current position stops a wide strafing step at the reach
+        within one tick, and the swinging leg's braking pushed G1 off its standing foot)."""
+        side = 1 if f == 0 else -1
+        need = min_separation(self.rg.body, dyaw)
+        if not smooth:  # the current position
+            return np.array(clamp_width((float(sole[0]), float(sole[1])), stance, side, self.max_width, need)) - sole
+        s = f_soft(progress)
+        if s < 1e-3:
+            return np.zeros(2)
+        land = self.lift_sole[f] + (sole - self.lift_sole[f]) / s
+        moved = clamp_width((float(land[0]), float(land[1])), stance, side, self.max_width, need)
+        return s * (np.array(moved) - land)
 
     def frame(self, ref: Reference, swing_progress: np.ndarray, step: np.ndarray) -> Frame:
         """``swing_progress``: share of each swing done (0..1; ignored in stance); ``step``: the
@@ -84,6 +112,9 @@ class FrameMaker:
                 if self.was_contact[f]:
                     self.lift_offset[f] = self.offset[f]
                 self.offset[f] = self.lift_offset[f] + f_soft(float(swing_progress[f])) * (step - self.lift_offset[f])
+        for f in range(2):
+            if not contacts[f] and self.was_contact[f]:  # lift-off: where the swing starts
+                self.lift_sole[f] = ref.foot_pos[0, f, :2] + self.offset[f]
         self.was_contact = contacts.copy()
         pos = np.empty((2, 3))
         quat = np.empty((2, 4))
@@ -101,9 +132,8 @@ class FrameMaker:
             stance = (float(sole[o, 0]), float(sole[o, 1]), math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
             w, x, y, z = ref.foot_rot[0, f]
             dyaw = wrap_angle(math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)) - stance[2])
-            moved = clamp_width((float(sole[f, 0]), float(sole[f, 1])), stance, 1 if f == 0 else -1, self.max_width,
-                                min_separation(self.rg.body, dyaw))  # fmt: skip
-            shift = np.array(moved) - sole[f]
+            smooth = self.sideways != 0.0  # strafing (ControlConfig.smooth_reach)
+            shift = self._reach_shift(f, sole[f], stance, dyaw, float(swing_progress[f]), smooth)
             pos[f, :2] += shift
             self.offset[f] += shift  # the foot keeps the moved foothold when it lands (and lifts off from it)
         joints = self.posture.copy()

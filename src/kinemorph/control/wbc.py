@@ -54,6 +54,9 @@ class WbcConfig:
         stance_pivots: a standing foot follows the reference's heel/toe pitch and only its points on
             the floor carry force (off: it is held flat and still on all four points, which walked
             farther in the tests here).
+        ankle_share: share of each ankle motor's torque limit that the CoM planner's CoP may need
+            with the whole weight on one foot: its soles are cut to where the ankles hold the CoP
+            (support.ankle_sole; 0: the whole sole).
     """
 
     foot_kp: float = 400.0
@@ -85,6 +88,7 @@ class WbcConfig:
     stance_pivots: bool = False
     hard_contacts: bool = False
     torque_limits: bool = False
+    ankle_share: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
