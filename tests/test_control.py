@@ -258,6 +258,17 @@ def test_each_style_walks_20_s(g1, style: str, command: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("style", ["relaxed", "injured"])
+def test_smooth_reach_strafes_20_s(g1, style: str) -> None:
+    """ControlConfig.smooth_reach (off by default, README): the two KNOWN_FALLS strafing walks hold 20 s."""
+    from kinemorph.control import ControlConfig
+
+    cfg = SimulationConfig(raise_on_fall=False, control=ControlConfig(smooth_reach=True))
+    sim = simulate_gait(load_style(style), g1, Commands.constant(SPEEDS["strafing"]), 20.0, config=cfg)
+    assert not sim.fell
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     ["in-place", "turning", "slow", "backward",

@@ -72,7 +72,7 @@ class ControlConfig:
             feet; 0.8 made T1's neutral strafing walk but T1's injured schedule fall, README).
         smooth_reach: the reach limits' strafing fixes (off by default): while a sideways speed is
             commanded they move a swing's landing point and the swing follows smoothly (else they cap
-            its current position), and the preview limits a moved foothold against the other foot's
+            its current position) and the preview limits a moved foothold against the other foot's
             moved foothold (else its raw one: landings planned up to 0.9 m apart). On, G1's relaxed
             and injured strafing walk 20 s, but its neutral schedule falls at 17.79 s (README).
     """
@@ -220,7 +220,7 @@ class GaitController:
         out: list[SupportPhase] = []
         raw_prev: list[Pose2 | None] = [None, None]
         moved_prev: list[Pose2 | None] = [None, None]
-        body, fix = self.rg.body, self.cfg.smooth_reach
+        body, fix = self.rg.body, self.maker.sideways != 0.0  # smooth_reach, strafing
         for i, ph in enumerate(phases):
             feet = list(ph.feet)
             # a foot that keeps its moved foothold first: the other one is limited against it (smooth_reach)
