@@ -3,7 +3,7 @@
     python benchmarks/bench_control.py                  # speed: controller + simulation vs real time (G1)
     python benchmarks/bench_control.py --sweep          # every shipped style at the target commands, 20 s each
     python benchmarks/bench_control.py --sweep --smooth-reach --commands strafe-0.2 schedule   # the option
-    python benchmarks/bench_control.py --push           # 1.0 and 1.5 N/kg for 1 s from the front and the side
+    python benchmarks/bench_control.py --push           # 0.75 and 1.5 N/kg for 1 s from the front and the side
     python benchmarks/bench_control.py --robot unitree_h1 --sweep --styles neutral
 
 Prints one line per run: fell or not, simulated seconds, real-time factor, tracking figures.
@@ -102,7 +102,7 @@ def main() -> None:
     ap.add_argument("--robot", default="unitree_g1")
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--push", action="store_true", help="pushes during 0.2 m/s walking, 10 s (--push-specs)")
-    ap.add_argument("--push-specs", nargs="*", default=["1.0@4:front", "1.0@4:left", "1.5@4:front", "1.5@4:left"])
+    ap.add_argument("--push-specs", nargs="*", default=["0.75@4:front", "0.75@4:left", "1.5@4:front", "1.5@4:left"])
     ap.add_argument("--styles", nargs="*", default=None)
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
     ap.add_argument("--duration", type=float, default=20.0)

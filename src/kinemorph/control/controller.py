@@ -33,7 +33,7 @@ from .feedback import FeedbackConfig, FeedbackState, GaitFeedback
 from .gate import GateConfig, liftoff_cap
 from .mpc import MpcConfig, MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
-from .support import ankle_sole, clamp_width, contact_points, sideways_pace, support_polygon
+from .support import clamp_width, contact_points, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
 from .touchdown import TouchdownWatch
 from .wbc import WbcConfig, WbcOutput, WbcTargets, WholeBody
@@ -70,11 +70,6 @@ class ControlConfig:
             (pace = |v_y| T / reach, within the single-support limits) at the same speed, so its
             steps fit the reach (0, the default: off, the planner's path runs ahead of the clamped
             feet; 0.8 made T1's neutral strafing walk but T1's injured schedule fall, README).
-        smooth_reach: the reach limits' strafing fixes (off by default): while a sideways speed is
-            commanded they move a swing's landing point and the swing follows smoothly (else they cap
-            its current position) and the preview limits a moved foothold against the other foot's
-            moved foothold (else its raw one: landings planned up to 0.9 m apart). On, G1's relaxed
-            and injured strafing walk 20 s, but its neutral schedule falls at 17.79 s (README).
     """
 
     plan_rate: float = 125.0
@@ -93,7 +88,6 @@ class ControlConfig:
     capture: CaptureConfig = field(default_factory=CaptureConfig)
     scaled_preview: bool = True
     sideways_reach: float = 0.0
-    smooth_reach: bool = False
 
     def __post_init__(self) -> None:
         ratio = self.control_rate / self.plan_rate
@@ -190,11 +184,10 @@ class GaitController:
         """First frame from the standing state in ``d`` (kinematics computed)."""
         self.height = float(d.subtree_com[1, 2])
         self.feedback = GaitFeedback(self.cfg.feedback, dt=self.dt_plan, omega=math.sqrt(self.gravity / self.height))
+        self.recovery.omega = self.feedback.omega
         ref = self.planner.step(tuple(command), 0.0)
         self.next = self.maker.frame(ref, np.zeros(2), np.zeros(2))
         self.com_ref = self.com_state(d)
-        self.cop_body = ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit,
-                                   self.mass * self.gravity, share=self.cfg.wbc.ankle_share)  # fmt: skip
         self.cop = self.com_ref[:, 0].copy()
 
     def standing_feet(self, d: mujoco.MjData) -> list[Pose2 | None]:
@@ -220,12 +213,10 @@ class GaitController:
         out: list[SupportPhase] = []
         raw_prev: list[Pose2 | None] = [None, None]
         moved_prev: list[Pose2 | None] = [None, None]
-        body, fix = self.rg.body, self.maker.sideways != 0.0  # smooth_reach, strafing
+        body = self.rg.body
         for i, ph in enumerate(phases):
             feet = list(ph.feet)
-            # a foot that keeps its moved foothold first: the other one is limited against it (smooth_reach)
-            keep = [fix and raw_prev[f] == ph.feet[f] and moved_prev[f] is not None for f in range(2)]
-            for f in sorted(range(2), key=lambda f: not keep[f]):
+            for f in range(2):
                 if not ph.landed[f]:
                     continue
                 kept = moved_prev[f]
@@ -253,10 +244,9 @@ class GaitController:
             x, v, _ = self.plan.com_at(self.time - self.plan_time)
             self.com_ref = np.stack([x, v], axis=1)
         e, ed = meas[:, 0] - self.com_ref[:, 0], meas[:, 1] - self.com_ref[:, 1]
-        self._observe(meas[:, 1])
+        self._observe(meas[:, 1], d)
         timing = self.planner.sampler.sample(tuple(command)).timing
         pace = self._pace(command, timing)
-        self.maker.sideways = float(command[1]) if self.cfg.smooth_reach else 0.0  # targets.FrameMaker
         settling = self.time < self.cfg.settle_time - 1e-9
         late = self.watch.waiting if self.cfg.late_touchdown else np.zeros(2, dtype=bool)
         if settling:
@@ -275,6 +265,7 @@ class GaitController:
             cap = self._gate(meas, timing, command) * pace
             if fb.kappa > cap:
                 fb = dataclasses.replace(fb, kappa=cap, time_engaged=True)
+        fb = self.recovery.follow(fb, meas[:, 1], command, self.next.yaw)
         yaw = self.next.yaw
         c, s = math.cos(yaw), math.sin(yaw)
         dv = fb.velocity
@@ -282,16 +273,16 @@ class GaitController:
         cmd = cmd / pace  # the clock runs pace times faster: the same speed in real time
         # MPC at time t from the reference state pulled towards the measurement
         a = 1.0 - math.exp(-self.cfg.follow_rate * self.dt_plan)
-        x0 = self.com_ref + a * (meas - self.com_ref)
+        x0 = self.recovery.bound(self.com_ref + a * (meas - self.com_ref), meas)
         w2 = self.gravity / self.height
         lean = self.external[:2] / (self.mass * w2)  # where a steady push moves the CoP [m]
         step = fb.step + lean
         n = float(np.linalg.norm(step))
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
-        step, freedom = step + self.recovery.anchor, None
+        step, freedom = step + self.recovery.anchor + self.recovery.push_step(self.phases), None
         if self.recovery.engaged and not settling:  # the MPC moves the footholds (capture.py)
-            x0, step = meas, np.zeros(2)
+            x0, step = self.recovery.begin(meas, x0, step)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
         if self.recovery.engaged and not settling:
             fb, freedom = recover(self, meas, fb, phases)
@@ -304,10 +295,10 @@ class GaitController:
         if self.cfg.scaled_preview and not settling and (fb.kappa < pace or freedom is not None):
             phases = stretch_first(phases, fb.kappa / pace)
         self.phases = phases
-        poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.cop_body, self.cfg.mpc.margin)
+        poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.rg.body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
         cop_now = poly.project(cop_now)
-        plan = solve_mpc(phases, x0, cop_now, body=self.cop_body, height=self.height, gravity=self.gravity,
+        plan = solve_mpc(phases, x0, cop_now, body=self.rg.body, height=self.height, gravity=self.gravity,
                          config=self.cfg.mpc, offset=lean, steps=freedom)  # fmt: skip
         solved = plan.status == "solved"
         if solved and freedom is not None:
@@ -326,14 +317,24 @@ class GaitController:
         return PlanTick(self.next, fb, cmd * pace, com_ref, cop_now, solved)
 
     def _pace(self, command: np.ndarray, timing: np.ndarray) -> float:
-        """The gait clock's rate for a sideways command (support.sideways_pace)."""
-        fc = self.cfg.feedback
-        return sideways_pace(self.cfg.sideways_reach, self.maker.max_width, self.rg.body, float(command[1]), timing,
-                             (fc.single_support_limits[0], fc.double_support_limits[0]))  # fmt: skip
+        """How much faster than real time the gait clock runs so that a sideways command's steps fit
+        the reach (ControlConfig.sideways_reach; 1: as the style times it)."""
+        share = self.cfg.sideways_reach
+        if share <= 0 or not math.isfinite(self.maker.max_width):
+            return 1.0
+        reach = share * (self.maker.max_width - min_separation(self.rg.body, 0.0))
+        if reach <= 0:
+            return 1.0
+        ltd, rlo, rtd, cycle = (float(x) for x in timing)
+        fc = self.cfg.feedback  # no phase shorter than the time scaling's limits
+        single, double = min(ltd, rtd - rlo), min(rlo - ltd, cycle - rtd)
+        most = min(single / fc.single_support_limits[0], double / fc.double_support_limits[0])
+        return min(max(1.0, abs(float(command[1])) * cycle / reach), max(1.0, most))
 
-    def _observe(self, velocity: np.ndarray) -> None:
-        """Update the push estimate from the CoM velocity and the QP's contact forces of the last tick."""
-        self.external = self.recovery.observe(velocity, self.contact_sum / self.sub)
+    def _observe(self, velocity: np.ndarray, d: mujoco.MjData) -> None:
+        """Update the push estimate from the CoM velocity and the floor's force (capture.py)."""
+        force = self.recovery.floor_force(self.m, d, self.contact_sum / self.sub)
+        self.external = self.recovery.observe(velocity, force)
         self.contact_sum = np.zeros(2)
 
     def _gate(self, meas: np.ndarray, timing: np.ndarray, command: np.ndarray) -> float:
