@@ -104,7 +104,7 @@ class CaptureConfig:
     carry_footholds: bool = True
     follow_hz: float = 1.0
     follow_limit: float = 0.5
-    push_velocity: float = 0.3
+    push_velocity: float = 0.45
     push_sideways: float = 0.0
     push_steps: bool = False
     push_gain: float = 1.0
