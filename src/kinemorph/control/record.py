@@ -23,18 +23,15 @@ class ControlRecorder:
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self._m = model
-        self._lo = model.actuator_ctrlrange[:, 0].copy()
-        self._hi = model.actuator_ctrlrange[:, 1].copy()
-        self._limited = model.actuator_ctrllimited.astype(bool)
         self._torques: list[np.ndarray] = []
-        self._states = [np.r_[data.qpos, data.qvel]]
+        self._qpos = [data.qpos.copy()]
+        self._qvel = [data.qvel.copy()]
 
     def add(self, data: mujoco.MjData) -> None:
-        """Record the tick that just ran: the motors' torques (as MuJoCo clamped them) and the state after it."""
-        u = data.ctrl.copy()
-        u[self._limited] = np.clip(u[self._limited], self._lo[self._limited], self._hi[self._limited])
-        self._torques.append(u)
-        self._states.append(np.r_[data.qpos, data.qvel])
+        """Record the tick that just ran: the motors' torques and the state after it."""
+        self._torques.append(data.ctrl.copy())
+        self._qpos.append(data.qpos.copy())
+        self._qvel.append(data.qvel.copy())
 
     def controls(self, dt: float, floor_solimp: tuple[float, float]) -> Controls | None:
         """The recorded ticks as Controls of kind "torques" (None when no tick ran).
@@ -45,8 +42,12 @@ class ControlRecorder:
             return None
         m = self._m
         names = tuple(m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu))
+        torques = np.array(self._torques)
+        limited = m.actuator_ctrllimited.astype(bool)  # as MuJoCo clamped them
+        lo, hi = m.actuator_ctrlrange[limited, 0], m.actuator_ctrlrange[limited, 1]
+        torques[:, limited] = np.clip(torques[:, limited], lo, hi)
         zeros = np.zeros(m.nu)
         return Controls(
-            kind="torques", dt=dt, values=np.array(self._torques), gains=None, names=names, kp=zeros, kd=zeros,
-            states=np.array(self._states), physics_dt=float(m.opt.timestep), floor_solimp=floor_solimp,
+            kind="torques", dt=dt, values=torques, gains=None, names=names, kp=zeros, kd=zeros,
+            states=np.hstack([self._qpos, self._qvel]), physics_dt=float(m.opt.timestep), floor_solimp=floor_solimp,
         )  # fmt: skip
