@@ -148,7 +148,8 @@ def test_retarget_with_a_landmark_table_file(tmp_path: Path, generated_walk: Mot
     assert main(["inspect", str(src), "--landmarks", str(table), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["rig"]["method"] == "given"
     out = tmp_path / "out.npz"
-    assert main(["retarget", str(src), "--robot", "booster_t1", "--landmarks", str(table), "-o", str(out), "--quiet"]) == 0
+    args = ["retarget", str(src), "--robot", "booster_t1", "--landmarks", str(table), "-o", str(out), "--quiet"]
+    assert main(args) == 0
     assert out.is_file()
     table.write_text("{not json")
     assert main(["inspect", str(src), "--landmarks", str(table)]) == 2

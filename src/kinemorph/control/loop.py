@@ -27,10 +27,10 @@ from ..progress import Progress, report
 from ..robots.robot import Robot
 from ..robots.robot_motion import RobotMotion
 from ..sim.model import build_torque_model
-from .record import WALK_FLOOR_SOLIMP, ControlRecorder
 from .controller import ControlConfig, GaitController
 from .log import ControlLog, LogBuilder
 from .push import Push
+from .record import WALK_FLOOR_SOLIMP, ControlRecorder
 
 FALL_FRACTION = 0.6
 """The robot has fallen when its pelvis is below this share of the planned pelvis height."""

@@ -5,8 +5,8 @@ Names first (aliases of the common rigs, names.py), the tree's shape when names 
 """
 
 from .axes import NAMED_UNITS, UP_AXES, parse_unit, parse_up
-from .load import RigError, RigWarning, motion_from_raw, recognise_raw, require_rig
 from .build import Recognition, foot_body
+from .load import RigError, RigWarning, motion_from_raw, recognise_raw, require_rig
 from .recognise import recognise
 from .report import HUMANOID_LANDMARKS, RigReport
 from .tree import PosedTree

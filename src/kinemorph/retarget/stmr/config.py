@@ -146,7 +146,8 @@ class StmrConfig(IkSettings):
         for name in (
             "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
             "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight", "foot_track_weight",
-            "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight", "contact_point_weight",
+            "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight",
+            "contact_point_weight",
         ):  # fmt: skip
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")

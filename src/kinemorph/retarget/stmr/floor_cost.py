@@ -22,7 +22,6 @@ import mujoco
 import numpy as np
 
 
-
 def foot_sphere(model: mujoco.MjModel, body: str) -> int | None:
     """The colliding sphere geom of a foot body (or of its parent when the body has none), or None."""
     b = model.body(body).id

@@ -139,7 +139,8 @@ class _Problem:
         if not self.spheres:
             return None
         if cfg.floor_slip_weight > 0:
-            parts.append(FloorSlipResidual(self.sm.model, self.feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band))
+            slip = FloorSlipResidual(self.sm.model, self.feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band)
+            parts.append(slip)
         if cfg.contact_point_weight > 0:
             parts.append(PlantedSlipResidual(self.sm.model, self.feet, contacts, weight=cfg.contact_point_weight))
         return Residuals(parts) if parts else None
@@ -274,7 +275,8 @@ def temporal_stage(
             import cma
 
             opts = {
-                "bounds": [list(lo), list(np.maximum(hi, lo + 1e-9))], "popsize": cfg.outer_population, "maxfevals": budget, "seed": cfg.seed + 1,
+                "bounds": [list(lo), list(np.maximum(hi, lo + 1e-9))], "popsize": cfg.outer_population,
+                "maxfevals": budget, "seed": cfg.seed + 1,
                 "verbose": -9, "tolx": 1e-3,
             }  # fmt: skip
             es = cma.CMAEvolutionStrategy(start, cfg.outer_sigma, opts)
