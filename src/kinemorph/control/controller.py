@@ -50,8 +50,8 @@ class ControlConfig:
             (0: the MPC runs open loop from its own plan; large: from the measurement).
         settle_time: the gait waits this long on both feet at the start while the MPC shifts the
             CoM for the first step [s].
-        capture: push recovery (capture.py, off by default): a push estimate that, above a
-            threshold, enters the MPC and the QP, lets the MPC move the footholds and times the step.
+        capture: push recovery (capture.py, on by default): above a push estimate's threshold the
+            MPC's reference stays near the robot, the footholds move with it, the gait walks with the push.
         max_step_width: a swing foot lands at most this much wider than the standing stance width
             (the robot's foot spacing) sideways of the standing foot [m] (inf: as planned); sideways
             steps the legs cannot reach with the pelvis over the standing foot are shortened.
