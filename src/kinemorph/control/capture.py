@@ -47,6 +47,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..gait.footsteps import GaitBody, Pose2, min_separation, wrap_angle
+from ..sim.feedback import floor_force
 from .feedback import FeedbackState
 from .mpc import MpcPlan, StepFreedom
 from .preview import SupportPhase
@@ -198,22 +199,10 @@ class Recovery:
         self.frozen = False
         self.last = np.zeros(2)  # the foothold shift the frame maker got last [m]
 
-    def floor_force(self, m: mujoco.MjModel, d: mujoco.MjData, planned: np.ndarray) -> np.ndarray:
-        """Horizontal force of the floor on the robot [N] (2,): MuJoCo's contact forces of the last
-        physics step (``measured_forces``), else ``planned`` (the QP's, mean of the last interval)."""
-        if not self.cfg.measured_forces:
-            return planned
-        total = np.zeros(3)
-        f6 = np.zeros(6)
-        for i in range(d.ncon):
-            c = d.contact[i]
-            b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
-            if (b1 == 0) == (b2 == 0):  # not between the floor (world) and the robot
-                continue
-            mujoco.mj_contactForce(m, d, i, f6)
-            w = c.frame.reshape(3, 3).T @ f6[:3]
-            total += w if b1 == 0 else -w  # the force acts from geom1 onto geom2
-        return total[:2]
+    def floor_force(self, m: mujoco.MjModel, d: mujoco.MjData, floor: int, planned: np.ndarray) -> np.ndarray:
+        """Horizontal force of the floor geom on the robot [N] (2,): MuJoCo's contact forces of the
+        last physics step (``measured_forces``), else ``planned`` (the QP's, mean of the last interval)."""
+        return floor_force(m, floor, d)[:2] if self.cfg.measured_forces else planned
 
     def follow(self, fb: FeedbackState, velocity: np.ndarray, command: np.ndarray, yaw: float) -> FeedbackState:
         """The velocity adjustment while engaged (``follow_hz`` > 0): the command's horizontal velocity
@@ -236,8 +225,8 @@ class Recovery:
         else:
             want = np.zeros(2)
         a = 1.0 - math.exp(-2.0 * math.pi * self.cfg.follow_hz * self.dt)
-        n = float(np.linalg.norm(self.follow_v + a * (want - self.follow_v)))
-        self.follow_v = (self.follow_v + a * (want - self.follow_v)) * min(1.0, self.cfg.follow_limit / max(n, 1e-12))
+        v = self.follow_v + a * (want - self.follow_v)
+        self.follow_v = v * min(1.0, self.cfg.follow_limit / max(float(np.linalg.norm(v)), 1e-12))
         if not self.follow_v.any():
             return fb
         return dataclasses.replace(fb, velocity=fb.velocity + self.follow_v, velocity_engaged=True)

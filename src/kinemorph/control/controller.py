@@ -166,6 +166,7 @@ class GaitController:
         self._jac = np.zeros((3, m.nv))
         self.m = m
         self.mass = tm.mass
+        self.floor = tm.floor_geom
         self.external = np.zeros(3)
         self.contact_sum = np.zeros(2)
         self.height = 0.0
@@ -335,7 +336,7 @@ class GaitController:
 
     def _observe(self, velocity: np.ndarray, d: mujoco.MjData) -> None:
         """Update the push estimate from the CoM velocity and the floor's force (capture.py)."""
-        force = self.recovery.floor_force(self.m, d, self.contact_sum / self.sub)
+        force = self.recovery.floor_force(self.m, d, self.floor, self.contact_sum / self.sub)
         self.external = self.recovery.observe(velocity, force)
         self.contact_sum = np.zeros(2)
 

@@ -47,12 +47,10 @@ def base_assist(
     return float(np.linalg.norm(force))
 
 
-def floor_contacts(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> tuple[np.ndarray, float]:
-    """Total floor force on the robot (world) [N] and mean tangential contact-point speed [m/s]."""
+def floor_force(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> np.ndarray:
+    """Total force of the floor geom on the robot (world) [N] in the current contacts. Shape: (3,)."""
     total = np.zeros(3)
-    speeds = []
     f6 = np.zeros(6)
-    jacp = np.zeros((3, m.nv))
     for i in range(d.ncon):
         c = d.contact[i]
         if floor not in (c.geom1, c.geom2):
@@ -61,8 +59,19 @@ def floor_contacts(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> tuple[np.
         frame = c.frame.reshape(3, 3)  # rows: normal, tangents (world)
         sign = 1.0 if c.geom1 == floor else -1.0  # force on geom2 from geom1
         total += sign * (frame.T @ f6[:3])
+    return total
+
+
+def floor_contacts(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> tuple[np.ndarray, float]:
+    """Total floor force on the robot (world) [N] and mean tangential contact-point speed [m/s]."""
+    speeds = []
+    jacp = np.zeros((3, m.nv))
+    for i in range(d.ncon):
+        c = d.contact[i]
+        if floor not in (c.geom1, c.geom2):
+            continue
         other = c.geom2 if c.geom1 == floor else c.geom1
         mujoco.mj_jac(m, d, jacp, None, c.pos, int(m.geom_bodyid[other]))
         vel = jacp @ d.qvel
         speeds.append(float(np.linalg.norm(vel[:2])))
-    return total, float(np.mean(speeds)) if speeds else 0.0
+    return floor_force(m, floor, d), float(np.mean(speeds)) if speeds else 0.0
