@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import ConfigError, KinemorphError
 from ..gait.commands import Commands
 from ..gait.kinematic import solve_reference
+from ..gait.phase import contact_segment
 from ..gait.planner import plan
 from ..gait.robot_table import robot_gait
 from ..gait.style import Style
@@ -42,13 +43,8 @@ class ControlError(KinemorphError):
 
 def phase_name(phase: float) -> str:
     """The contact phase at a gait phase (gait.planner: left swing [0, 0.1), right swing [0.5, 0.6))."""
-    if phase < 0.1:
-        return "left swing"
-    if phase < 0.5:
-        return "double support (left leading)"
-    if phase < 0.6:
-        return "right swing"
-    return "double support (right leading)"
+    names = ("left swing", "double support (left leading)", "right swing", "double support (right leading)")
+    return names[contact_segment(phase)]
 
 
 @dataclass(frozen=True)
@@ -159,7 +155,7 @@ def simulate_gait(
     fell_phase = ""
     nominal = float(rg.body.pelvis_height)
     control_count = 0
-    rec = ControlRecorder(m, d)
+    rec = ControlRecorder(tm, d)
     t0 = time.perf_counter()
     for tick in range(n_ticks):
         t = tick / cc.plan_rate
@@ -210,7 +206,7 @@ def simulate_gait(
     motion = RobotMotion.from_qpos(
         robot.name, cfg.fps, qpos, robot.dof_names, contacts=np.array(contacts), contact_bodies=rg.feet,
         info={"engine": "gait-control", "style": style.name, "duration_s": float(duration), "simulated_s": simulated},
-        controls=None if pushes else rec.controls(1.0 / cc.control_rate, WALK_FLOOR_SOLIMP),
+        controls=None if pushes else rec.controls(1.0 / cc.control_rate),
     )  # fmt: skip
     result = GaitSimulation(motion, lb.build(), fell_at is not None, fell_at, fell_phase, simulated, wall)
     if fell_at is not None and cfg.raise_on_fall:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gait.footsteps import Pose2
-from ..gait.phase import PhaseMap
+from ..gait.phase import PhaseMap, contact_segment, knot_times
 from ..gait.planner import Planner
 from .support import clamp_width
 
@@ -108,14 +108,7 @@ def preview(
 
 def phase_duration(phase: float, timing: np.ndarray) -> float:
     """Nominal duration [s] of the contact phase at a gait phase (timing [t_LTD, t_RLO, t_RTD, T])."""
-    ltd, rlo, rtd, cycle = (float(x) for x in timing)
-    if phase < 0.1:
-        return ltd
-    if phase < 0.5:
-        return rlo - ltd
-    if phase < 0.6:
-        return rtd - rlo
-    return cycle - rtd
+    return float(np.diff(knot_times(timing))[contact_segment(phase)])
 
 
 def time_to_touchdown(phases: list[SupportPhase]) -> float:

@@ -13,6 +13,7 @@ import mujoco
 import numpy as np
 
 from ..robots.robot_motion import Controls
+from ..sim.model import TorqueModel
 
 WALK_FLOOR_SOLIMP = (0.9, 0.95)
 """The floor the controller walks on: MuJoCo's default contact impedance (solimp d0, d_width)."""
@@ -21,8 +22,10 @@ WALK_FLOOR_SOLIMP = (0.9, 0.95)
 class ControlRecorder:
     """Collects the torques and states of a simulation loop, one control tick at a time."""
 
-    def __init__(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        self._m = model
+    def __init__(self, tm: TorqueModel, data: mujoco.MjData) -> None:
+        self._m = tm.model
+        d0, width = tm.model.geom_solimp[tm.floor_geom, :2]
+        self._floor = (float(d0), float(width))  # the impedance the ticks run on
         self._torques: list[np.ndarray] = []
         self._qpos = [data.qpos.copy()]
         self._qvel = [data.qvel.copy()]
@@ -33,11 +36,8 @@ class ControlRecorder:
         self._qpos.append(data.qpos.copy())
         self._qvel.append(data.qvel.copy())
 
-    def controls(self, dt: float, floor_solimp: tuple[float, float]) -> Controls | None:
-        """The recorded ticks as Controls of kind "torques" (None when no tick ran).
-
-        dt: control period [s]; floor_solimp: the floor the ticks ran on.
-        """
+    def controls(self, dt: float) -> Controls | None:
+        """The recorded ticks as Controls of kind "torques" (None when no tick ran); dt: control period [s]."""
         if not self._torques:
             return None
         m = self._m
@@ -49,5 +49,5 @@ class ControlRecorder:
         zeros = np.zeros(m.nu)
         return Controls(
             kind="torques", dt=dt, values=torques, gains=None, names=names, kp=zeros, kd=zeros,
-            states=np.hstack([self._qpos, self._qvel]), physics_dt=float(m.opt.timestep), floor_solimp=floor_solimp,
+            states=np.hstack([self._qpos, self._qvel]), physics_dt=float(m.opt.timestep), floor_solimp=self._floor,
         )  # fmt: skip

@@ -67,6 +67,12 @@ def _segment(phase: np.ndarray) -> np.ndarray:
     return np.clip(np.searchsorted(PHASE_KNOTS, phase, side="right") - 1, 0, 3)
 
 
+def contact_segment(phase: float) -> int:
+    """The contact phase at a gait phase: 0 left swing, 1 double support (left leading), 2 right
+    swing, 3 double support (right leading)."""
+    return int(_segment(np.asarray(phase)))
+
+
 def _hermite(phase: np.ndarray | float, timing: np.ndarray) -> tuple[np.ndarray, ...]:
     """Segment terms of the cubic Hermite Omega at phase(s); phase and timing[..., 0] broadcast."""
     phase = np.asarray(phase, dtype=np.float64)
