@@ -54,7 +54,6 @@ class FloorSlipResidual:
         self.w = float(weight)
         self.band = float(band)
         self.floor_z = float(floor_z)
-        self.bodies = np.array([model.body(f).id for f in feet], dtype=np.int64)
         geoms = [foot_sphere(model, f) for f in feet]
         if any(g is None for g in geoms):
             raise ValueError(f"FloorSlipResidual: feet {feet} are not all spheres")
@@ -62,6 +61,12 @@ class FloorSlipResidual:
         self.bodies = model.geom_bodyid[self.geoms].astype(np.int64)
         self.radius = model.geom_size[self.geoms, 0].copy()
         self._jac = np.zeros((3, model.nv))
+
+    def _lowest_point_jacobian(self, f: int) -> np.ndarray:
+        """Point Jacobian (3, nv) of foot f's sphere's lowest point (kinematics and comPos computed)."""
+        point = self.d.geom_xpos[self.geoms[f]] - np.array([0.0, 0.0, self.radius[f]])
+        mujoco.mj_jac(self.m, self.d, self._jac, None, point, int(self.bodies[f]))
+        return self._jac
 
     def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, d = self.m, self.d
@@ -77,14 +82,13 @@ class FloorSlipResidual:
         r = np.zeros(3 * near.size)
         jac = np.zeros((3 * near.size, 2 * nv))
         for i, f in enumerate(near):
-            point = centre[f] - np.array([0.0, 0.0, self.radius[f]])
-            mujoco.mj_jac(m, d, self._jac, None, point, int(self.bodies[f]))
+            pj = self._lowest_point_jacobian(int(f))
             gate = float(np.clip(1.0 - height[f] / self.band, 0.0, 1.0))
             s = np.sqrt(self.w * gate)
-            v = self._jac @ qvel
+            v = pj @ qvel
             rows = slice(3 * i, 3 * i + 3)
             r[rows] = s * np.array([v[0], v[1], min(0.0, v[2])])
-            jac[rows, nv:] = s * self._jac
+            jac[rows, nv:] = s * pj
             if v[2] > 0:
                 jac[3 * i + 2, nv:] = 0.0
         return r, jac
@@ -117,10 +121,9 @@ class PlantedSlipResidual(FloorSlipResidual):
         r = np.zeros(3 * legs.size)
         jac = np.zeros((3 * legs.size, 2 * nv))
         for i, f in enumerate(legs):
-            point = d.geom_xpos[self.geoms[f]] - np.array([0.0, 0.0, self.radius[f]])
-            mujoco.mj_jac(m, d, self._jac, None, point, int(self.bodies[f]))
-            r[3 * i : 3 * i + 3] = s * (self._jac @ qvel)
-            jac[3 * i : 3 * i + 3, nv:] = s * self._jac
+            pj = self._lowest_point_jacobian(int(f))
+            r[3 * i : 3 * i + 3] = s * (pj @ qvel)
+            jac[3 * i : 3 * i + 3, nv:] = s * pj
         return r, jac
 
 

@@ -126,6 +126,8 @@ def foot_hessians(
         landing[k] = ~contacts[k] & contacts[k + 1 : k + 1 + ahead].any(axis=0)
         landing[k] |= contacts[k] & ~contacts[max(0, k - behind) : k + 1].all(axis=0)
     for k in range(n):
+        if w.swing <= 0 and not (contacts[k].any() or landing[k].any()):
+            continue  # nothing weighted at this step
         d.qpos[:] = qref[k]
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)
