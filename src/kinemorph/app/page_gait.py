@@ -40,6 +40,8 @@ class GaitPage:
         self.testing = False
         self._test_thread: threading.Thread | None = None
         self.sim = GaitSimRunner()
+        self._sim_lock = threading.Lock()  # the progress line never overwrites the finished walk's summary
+        self._sim_live = False
 
     @property
     def editor(self) -> GaitEditor:
@@ -263,7 +265,9 @@ class GaitPage:
         self.testing = False
         self.mode_md.content = self.mode_text()
         ed = self.editor
+        was, self._sim_live = self._sim_live, True
         if not self.sim.start(ed.style, ed.robot(), request, self._simulated):
+            self._sim_live = was
             self.sim_notice.info("a simulation is already running")
             return False
         threading.Thread(target=self._sim_progress, name="kinemorph-gait-sim-progress", daemon=True).start()
@@ -271,10 +275,14 @@ class GaitPage:
 
     def _sim_progress(self) -> None:
         while self.sim.running:
-            self.sim_md.content = f"Simulating ... {100 * self.sim.progress:.0f}%"
+            with self._sim_lock:
+                if self._sim_live:
+                    self.sim_md.content = f"Simulating ... {100 * self.sim.progress:.0f}%"
             time.sleep(0.5)
 
     def _simulated(self, runner: GaitSimRunner) -> None:
+        with self._sim_lock:
+            self._sim_live = False
         if runner.error:
             self.sim_notice.error(runner.error)
             self.sim_md.content = "Simulation refused."
