@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
-from ..errors import ConfigError
 from ..gait.footsteps import Pose2, min_separation, wrap_angle
 from ..gait.phase import PhaseMap
 from ..gait.planner import Planner
@@ -28,80 +27,16 @@ from ..gait.robot_table import RobotGait
 from ..gait.style import Style
 from ..robots.robot import Robot
 from ..sim.model import TorqueModel
-from .capture import CaptureConfig, Recovery, chosen, recover
-from .feedback import FeedbackConfig, FeedbackState, GaitFeedback
-from .gate import GateConfig, liftoff_cap
-from .mpc import MpcConfig, MpcPlan, solve_mpc
+from .capture import Recovery, chosen, recover
+from .config import ControlConfig
+from .feedback import FeedbackState, GaitFeedback
+from .gate import liftoff_cap
+from .mpc import MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
 from .support import ankle_sole, clamp_width, contact_points, sideways_pace, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
 from .touchdown import TouchdownWatch
-from .wbc import WbcConfig, WbcOutput, WbcTargets, WholeBody
-
-
-@dataclass(frozen=True)
-class ControlConfig:
-    """Settings of the walking controller.
-
-    Attributes:
-        plan_rate: gait planner and MPC rate [Hz].
-        control_rate: whole-body QP rate [Hz] (a multiple of plan_rate; the physics step divides it).
-        follow_rate: rate at which the CoM reference is pulled to the measured CoM [1/s]
-            (0: the MPC runs open loop from its own plan; large: from the measurement).
-        settle_time: the gait waits this long on both feet at the start while the MPC shifts the
-            CoM for the first step [s].
-        capture: push recovery (capture.py, on by default): above a push estimate's threshold the
-            MPC's reference stays near the robot, the footholds move with it, the gait walks with the push.
-        max_step_width: a swing foot lands at most this much wider than the standing stance width
-            (the robot's foot spacing) sideways of the standing foot [m] (inf: as planned); sideways
-            steps the legs cannot reach with the pelvis over the standing foot are shortened.
-        contact_margin: inward margin of the contact points from the sole edges [m].
-        late_touchdown: a foot the plan puts down before it reaches the floor stays a swinging
-            foot, pressed down by ``late_descent`` below its reference [m], while the gait runs at
-            most at ``late_kappa`` times real time (touchdown.py); off: the plan's clock decides.
-        mpc, wbc, feedback: the parts' settings.
-        gate: the lift-off gate (gate.py): no lift-off while the capture point is behind the leading foot.
-        scaled_preview: the MPC's preview stretches the current phase by the time scaling that slows
-            it (kappa < 1: the phase ends 1/kappa times later), so a double support the gate holds is
-            planned as the longer one it is (else the CoP goes over to the next foot too early).
-        sideways_reach: share of the legs' sideways reach per cycle (``max_step_width`` wider than
-            the stance width, less the feet's least separation) that a sideways command may use;
-            a style whose cycle is too slow for the commanded strafing speed runs its clock faster
-            (pace = |v_y| T / reach, within the single-support limits) at the same speed, so its
-            steps fit the reach (0, the default: off, the planner's path runs ahead of the clamped
-            feet; 0.8 made T1's neutral strafing walk but T1's injured schedule fall, README).
-        smooth_reach: the reach limits' strafing fixes (off by default): while a sideways speed is
-            commanded they move a swing's landing point and the swing follows smoothly (else they cap
-            its current position) and the preview limits a moved foothold against the other foot's
-            moved foothold (else its raw one: landings planned up to 0.9 m apart). On, G1's relaxed
-            and injured strafing walk 20 s, but its neutral schedule falls at 17.79 s (README).
-    """
-
-    plan_rate: float = 125.0
-    control_rate: float = 500.0
-    follow_rate: float = 0.0
-    settle_time: float = 0.8
-    max_step_width: float = 0.07
-    contact_margin: float = 0.005
-    late_touchdown: bool = True
-    late_descent: float = 0.02
-    late_kappa: float = 0.3
-    mpc: MpcConfig = field(default_factory=MpcConfig)
-    wbc: WbcConfig = field(default_factory=WbcConfig)
-    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
-    gate: GateConfig = field(default_factory=GateConfig)
-    capture: CaptureConfig = field(default_factory=CaptureConfig)
-    scaled_preview: bool = True
-    sideways_reach: float = 0.0
-    smooth_reach: bool = False
-
-    def __post_init__(self) -> None:
-        ratio = self.control_rate / self.plan_rate
-        if not (self.plan_rate >= 25 and ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
-            raise ConfigError(
-                f"control_rate ({self.control_rate} Hz) must be a whole multiple of "
-                f"plan_rate ({self.plan_rate} Hz >= 25)"
-            )
+from .wbc import WbcOutput, WbcTargets, WholeBody
 
 
 def swing_progress(phase: float, timing: np.ndarray) -> np.ndarray:
