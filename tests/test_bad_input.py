@@ -64,7 +64,12 @@ def expect_error(capsys: pytest.CaptureFixture[str], folder: Path, args: list[st
     ids=["proc", "parent is a file", "one file twice", "missing folder for the plot"],
 )
 def test_outputs_are_checked_before_anything_is_written(
-    tmp_path: Path, walk_bvh: Path, capsys, output: str, extra: list[str], pattern: str  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    walk_bvh: Path,
+    capsys,
+    output: str,
+    extra: list[str],
+    pattern: str,  # type: ignore[no-untyped-def]
 ) -> None:
     fill = [a.format(tmp=tmp_path) for a in [output, *extra]]
     expect_error(capsys, tmp_path, ["retarget", walk_bvh, "--robot", "unitree_g1", "-o", *fill], pattern)

@@ -42,14 +42,30 @@ def test_equality_matches_kkt(solver: str) -> None:
 def test_inequalities_and_bounds_hold_and_backends_agree(solver: str) -> None:
     H, g, A = _random_problem(2)
     res = solve_qp(
-        H, g * 10, A=A, lower=-np.ones(5), upper=np.ones(5), x_lower=-0.3 * np.ones(8), x_upper=0.2 * np.ones(8),
-        solver=solver, tolerance=1e-9,
+        H,
+        g * 10,
+        A=A,
+        lower=-np.ones(5),
+        upper=np.ones(5),
+        x_lower=-0.3 * np.ones(8),
+        x_upper=0.2 * np.ones(8),
+        solver=solver,
+        tolerance=1e-9,
     )
     assert res.solved
     assert (A @ res.x <= 1 + 1e-5).all() and (A @ res.x >= -1 - 1e-5).all()
     assert (res.x <= 0.2 + 1e-6).all() and (res.x >= -0.3 - 1e-6).all()
-    ref = solve_qp(H, g * 10, A=A, lower=-np.ones(5), upper=np.ones(5), x_lower=-0.3 * np.ones(8),
-                   x_upper=0.2 * np.ones(8), solver="daqp", tolerance=1e-9)
+    ref = solve_qp(
+        H,
+        g * 10,
+        A=A,
+        lower=-np.ones(5),
+        upper=np.ones(5),
+        x_lower=-0.3 * np.ones(8),
+        x_upper=0.2 * np.ones(8),
+        solver="daqp",
+        tolerance=1e-9,
+    )
     np.testing.assert_allclose(res.x, ref.x, atol=1e-4)
 
 

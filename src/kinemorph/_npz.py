@@ -52,8 +52,9 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
             total = sum(i.file_size for i in infos)
             if total > cap:
                 raise MotionFileError(
-                    p, f"its arrays would take {total / 1e9:.2f} GB once decompressed; the limit is {cap / 1e9:g} GB "
-                    "(KINEMORPH_MAX_NPZ_BYTES)"
+                    p,
+                    f"its arrays would take {total / 1e9:.2f} GB once decompressed; the limit is {cap / 1e9:g} GB "
+                    "(KINEMORPH_MAX_NPZ_BYTES)",
                 )
             out: dict[str, np.ndarray] = {}
             for info in infos:
@@ -65,8 +66,9 @@ def read_npz(path: str | Path) -> dict[str, np.ndarray]:
                 declared = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
                 if declared > info.file_size:
                     raise MotionFileError(
-                        p, f"array {info.filename[:-4]!r} claims shape {shape} ({declared} bytes) "
-                        f"but holds {info.file_size} bytes"
+                        p,
+                        f"array {info.filename[:-4]!r} claims shape {shape} ({declared} bytes) "
+                        f"but holds {info.file_size} bytes",
                     )
                 with z.open(info) as f:
                     out[info.filename[:-4]] = np.lib.format.read_array(f, allow_pickle=False)

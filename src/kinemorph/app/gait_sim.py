@@ -86,9 +86,7 @@ class GaitSimRunner:
         self.result, self.summary, self.progress = sim, describe(sim), 1.0
         return sim
 
-    def start(
-        self, style: Style, robot: Robot, request: SimRequest, on_done: Callable[[GaitSimRunner], None]
-    ) -> bool:
+    def start(self, style: Style, robot: Robot, request: SimRequest, on_done: Callable[[GaitSimRunner], None]) -> bool:
         """Simulate in the background and call ``on_done(self)`` when finished (also on an error,
         then in ``error``). False when a walk is already being simulated."""
         if self.running:

@@ -62,9 +62,7 @@ def find_inputs(patterns: Sequence[str | Path], *, exclude: Path | None = None) 
         pattern = str(raw)
         if not _MAGIC.search(pattern) and Path(pattern).is_dir():
             base = Path(pattern)
-            matches = sorted(
-                str(p) for p in base.rglob("*") if p.is_file() and p.suffix.lower() in MOTION_SUFFIXES
-            )
+            matches = sorted(str(p) for p in base.rglob("*") if p.is_file() and p.suffix.lower() in MOTION_SUFFIXES)
             if not matches:
                 raise KinemorphError(f"{pattern}: is a folder with no motion file in it ({', '.join(MOTION_SUFFIXES)})")
         else:

@@ -172,7 +172,10 @@ def _retarget_file(settings: Settings, job: Job, rec: Record) -> None:
     done = run_job(state.job(settings, job.input, Outputs((out,), force=True)))
     result, report, times = done.result, done.report, done.times
     rec.seconds_load, rec.seconds_retarget, rec.seconds_evaluate, rec.seconds_save = (
-        times.load, times.retarget, times.evaluate, times.save
+        times.load,
+        times.retarget,
+        times.evaluate,
+        times.save,
     )
     rec.seconds_compile = result.solve_info.seconds_compile
     rec.output_sha256 = file_sha256(out)

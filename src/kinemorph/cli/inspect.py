@@ -23,6 +23,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..io import describe, is_export
+
     if is_export(args.input):
         print(describe(args.input).text())
         return 0

@@ -69,9 +69,7 @@ class GaitConfig(IkSettings):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not 25 <= self.fps <= MAX_GAIT_FPS:
-            raise ConfigError(
-                f"fps must be in [25, {MAX_GAIT_FPS:g}] (every swing spans two frames), got {self.fps}"
-            )
+            raise ConfigError(f"fps must be in [25, {MAX_GAIT_FPS:g}] (every swing spans two frames), got {self.fps}")
         for name in ("foot_position_weight", "pelvis_position_weight"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)}")
