@@ -1,17 +1,36 @@
-"""Foot slip: how fast planted feet slide over the floor [cm/s]."""
+"""Foot slip: how fast planted feet slide over the floor [cm/s].
+
+What slides is the point that touches. A flat foot (a humanoid's sole of several spheres, a box,
+a mesh) touches with an area that stays put when the foot does not slip: its slip is the foot
+body origin's horizontal speed. A round foot (one sphere, such as a quadruped's paw, or one
+capsule, such as a bare calf tip standing on its end) touches at one point and rolls: a ball
+rolling without slipping has a contact point whose material velocity is zero while its centre
+moves at radius x turn rate. Its slip is the horizontal *material* velocity of its lowest point,
+
+    v_c = v_o + omega x (p_low - p_o)
+
+(p_o, v_o the geom's body origin and its velocity, omega the body's angular velocity, p_low the
+lowest point of the sphere, or of a capsule's lower end sphere): computed by central differences
+of the body-fixed point that is lowest on frame t, carried by the body's frames t - 1 and t + 1,
+which is v_o + omega x (p_low - p_o) with omega from the frames' rotations by central differences.
+This is the slip that kinemorph.sim's replay measures (the contact point's material speed).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 
 from ..errors import ConfigError
 from ..motion.contacts import detect_contacts, speeds
-from ..robots.geometry import lowest_points
+from ..robots.geometry import collision_geoms, lowest_points
 from ..robots.robot import Robot, RobotPose
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion, clip_pose, nan_max, nan_mean
+from .contact_slip import _slip_points
+from .proxies import pose_frames
 
 CONTACT_HEIGHT = 0.03
 """[m] A foot can be planted while its lowest collision point is at most this high above z = 0.
@@ -42,12 +61,18 @@ class FootSlip:
         per_foot_cm_s: each foot's mean horizontal speed over its planted frames [cm/s], NaN for a
             foot that is never planted. Shape: (F,), in ``robot.feet`` order.
         planted: frames where each foot is planted. Shape: (T, F) bool.
+        speed_cm_s: each foot's horizontal slip speed on every frame [cm/s] (the origin's for a
+            flat foot, the contact point's material speed for a round one). Shape: (T, F).
+        round_feet: which feet are round (one sphere or capsule: slip at the contact point).
+            Shape: (F,) bool.
     """
 
     mean_cm_s: float
     max_cm_s: float
     per_foot_cm_s: np.ndarray
     planted: np.ndarray
+    speed_cm_s: np.ndarray
+    round_feet: np.ndarray
 
     @property
     def planted_fraction(self) -> float:
@@ -65,7 +90,9 @@ def foot_slip(
     contact_max_speed: float | None = None,
     contact_min_frames: int = CONTACT_MIN_FRAMES,
 ) -> FootSlip:
-    """Mean horizontal speed [cm/s] of each foot body's origin over the frames where that foot is planted.
+    """Mean horizontal slip speed [cm/s] of each foot over the frames where that foot is planted: the
+    foot body origin's speed for a flat foot, its contact point's material speed for a round one
+    (one sphere or capsule geom; module docstring).
 
     A foot is planted where the lowest point of its collision geometry is within ``contact_height`` [m]
     of the floor (z = 0) and the point (foot origin in x, y; lowest point in z) is slower than
@@ -77,7 +104,9 @@ def foot_slip(
     ``contact_height`` and ``contact_max_speed`` default to CONTACT_HEIGHT and CONTACT_MAX_SPEED
     times :func:`size_factor` of the robot.
 
-    A foot rolling onto its toe moves its origin while the toe stays put; that counts as slip here.
+    A flat foot rolling onto its toe moves its origin while the toe stays put; that counts as slip
+    here. A round foot that rolls does not slip; one that turns in place (its centre held still
+    while the calf turns) slides its contact point at radius x turn rate, and that counts.
     """
     if contact_height is None or contact_max_speed is None:
         k = size_factor(robot)
@@ -95,6 +124,9 @@ def foot_slip(
     low_z = lowest_points(robot, motion.qpos, robot.feet) if feet_lowest is None else feet_lowest  # (T, F) [m]
     planted = np.zeros(low_z.shape, dtype=bool)
     per_foot = np.full(len(feet), np.nan)
+    slide_all = np.zeros(low_z.shape)
+    rolling = np.zeros(len(feet), dtype=bool)
+    frames = None
     for f in range(len(feet)):
         point = np.column_stack([origin[:, f, :2], low_z[:, f]])  # (T, 3) [m]
         planted[:, f] = detect_contacts(
@@ -105,10 +137,52 @@ def foot_slip(
             max_speed=contact_max_speed,
             min_frames=contact_min_frames,
         )
-        if planted[:, f].any():
+        geom = round_geom(robot, robot.feet[f])
+        if geom is None:
             slide = speeds(origin[:, f], motion.fps, horizontal=True)  # (T,) [m/s]
+        else:
+            frames = pose_frames(pose) if frames is None else frames
+            slide = contact_point_speed(robot, geom, *frames, motion.fps)
+            rolling[f] = True
+        slide_all[:, f] = slide * CM_PER_M
+        if planted[:, f].any():
             per_foot[f] = float(slide[planted[:, f]].mean()) * CM_PER_M
-    return FootSlip(nan_mean(per_foot), nan_max(per_foot), per_foot, planted)
+    return FootSlip(nan_mean(per_foot), nan_max(per_foot), per_foot, planted, slide_all, rolling)
+
+
+_ROUND = (int(mujoco.mjtGeom.mjGEOM_SPHERE), int(mujoco.mjtGeom.mjGEOM_CAPSULE))
+
+
+def round_geom(robot: Robot, foot: str) -> int | None:
+    """The geom a round foot stands on: its only collision geom when that is a sphere or a capsule;
+    None for a flat foot (several geoms, a box, a mesh...)."""
+    geoms = collision_geoms(robot, foot)
+    if len(geoms) == 1 and int(robot.model.geom_type[geoms[0]]) in _ROUND:
+        return int(geoms[0])
+    return None
+
+
+def contact_point_speed(robot: Robot, geom: int, xpos: np.ndarray, xmat: np.ndarray, fps: float) -> np.ndarray:
+    """Horizontal material speed [m/s] of a round geom's lowest point per frame (module docstring),
+    from body positions (T, nbody, 3) and rotation matrices (T, nbody, 9). Shape: (T,).
+
+    The lowest point is the sphere's (or the capsule's lower end sphere's, kinemorph.quality.
+    contact_slip's rule) centre minus its radius in z. Its body-frame coordinates on frame t are
+    carried by the body's frames t - 1 and t + 1 (one-sided at the ends, as numpy.gradient)."""
+    m = robot.model
+    n = xpos.shape[0]
+    if n < 2:
+        return np.zeros(n)
+    b = int(m.geom_bodyid[geom])
+    low = _slip_points(robot, np.array([geom]), xpos, xmat)[:, 0] - np.array([0.0, 0.0, m.geom_size[geom, 0]])
+    o = xpos[:, b]  # (T, 3)
+    rot = xmat[:, b].reshape(n, 3, 3)
+    local = np.einsum("tji,tj->ti", rot, low - o)  # R_t^T (p_low - p_o): body-fixed coordinates (T, 3)
+    nxt, prv = np.minimum(np.arange(n) + 1, n - 1), np.maximum(np.arange(n) - 1, 0)
+    ahead = o[nxt] + np.einsum("tij,tj->ti", rot[nxt], local)  # the same material point a frame later
+    behind = o[prv] + np.einsum("tij,tj->ti", rot[prv], local)
+    vel = (ahead - behind) * fps / (nxt - prv)[:, None]  # (T, 3) [m/s]
+    return np.linalg.norm(vel[:, :2], axis=1)
 
 
 _FACTORS: dict[tuple[str, str, bytes], float] = {}

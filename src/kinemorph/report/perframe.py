@@ -75,8 +75,8 @@ def clearance(motion: RobotMotion, robot: Robot) -> FrameSeries:
 
 
 def slip(motion: RobotMotion, robot: Robot) -> FrameSeries:
-    """Horizontal speed of each foot while it is planted [cm/s] (NaN in the air)."""
-    from ..motion.contacts import speeds
+    """Slip speed of each foot while it is planted [cm/s] (NaN in the air): kinemorph.quality.foot_slip's
+    (a flat foot's origin, a round foot's contact point)."""
     from ..quality import foot_slip
     from ..robots.geometry import ground_clearance
 
@@ -84,8 +84,7 @@ def slip(motion: RobotMotion, robot: Robot) -> FrameSeries:
     fs = foot_slip(motion, robot, pose=gc.pose, feet_lowest=gc.of_bodies(robot, robot.feet))
     out = {}
     for f, foot in enumerate(robot.feet):
-        v = speeds(gc.pose.positions[:, robot.body_id(foot)], motion.fps, horizontal=True) * 100.0
-        out[foot] = np.where(fs.planted[:, f], v, np.nan)
+        out[foot] = np.where(fs.planted[:, f], fs.speed_cm_s[:, f], np.nan)
     return FrameSeries("planted foot speed [cm/s]", out, motion.fps)
 
 
