@@ -28,6 +28,8 @@ class StmrConfig(IkSettings):
         swing_lift: least height of a swinging foot above the floor from lift-off on [m].
         swing_clearance: least height of a swinging foot at mid-swing [m].
         smr_iterations: linearisations of the foot constraints per frame.
+        smr_contact_point: a planted sphere paw holds its contact point still (its material
+            velocity; the paw rolls with its calf) rather than its sphere's centre (spatial.py).
         ballistic_history: frames of the base trajectory fitted before a flight phase.
         alpha_min: least temporal scale of a segment (0.5: twice as fast).
         alpha_max: largest temporal scale of a segment (2: twice as slow).
@@ -84,6 +86,7 @@ class StmrConfig(IkSettings):
     swing_lift: float = 0.045
     swing_clearance: float = 0.05
     smr_iterations: int = 2
+    smr_contact_point: bool = True
     ballistic_history: int = 5
     alpha_min: float = 0.5
     alpha_max: float = 2.0

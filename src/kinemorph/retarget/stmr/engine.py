@@ -122,7 +122,7 @@ def solve_stmr(
     sp = spatial_stage(
         robot, ref.qpos, contacts, feet, ref.foot_height, fps=motion.fps, gain=cfg.smr_gain,
         iterations=cfg.smr_iterations, ballistic_history=cfg.ballistic_history,
-        max_joint_step=cfg.max_joint_step(motion.fps), clearance=lift,
+        max_joint_step=cfg.max_joint_step(motion.fps), clearance=lift, contact_point=cfg.smr_contact_point,
     )  # fmt: skip
     t2 = time.perf_counter()
     info: dict[str, object] = {

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...optim.ilqr import IlqrSettings, StateResidual, TrackingCost, ilqr
 from .dynamics import ServoModel
+from .floor_cost import foot_sphere
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,11 @@ def foot_hessians(
     sm: ServoModel, qref: np.ndarray, contacts: np.ndarray, feet: tuple[str, ...], w: InnerWeights
 ) -> np.ndarray | None:
     """Per step (K + 1, 2 nv, 2 nv) the quadratic form of the feet's task-space residuals (J: the
-    foot body's 3 x nv Jacobian at the target state): a planted foot's position and velocity, J dq
-    and J dv (it stays on its anchor and does not slide; weights ``foot``, ``foot_velocity``); a
+    3 x nv Jacobian at the target state of the foot's contact point, the lowest point of its
+    sphere, on the sphere's body: a paw that follows a rolling target rolls and its contact point
+    does not slide; of the foot body's origin for other feet): a planted foot's position and
+    velocity, J dq and J dv (it stays on its anchor and does not slide; weights ``foot``,
+    ``foot_velocity``); a
     landing foot's velocity J dv in the last LANDING_S of its swing and the first TOUCHDOWN_S of its
     stance (``landing``: it comes down where and as slowly as the targets do, so it neither lands
     with horizontal speed and slides nor stamps into the floor: a foot arriving at 1 m/s sinks
@@ -116,6 +120,7 @@ def foot_hessians(
     d = mujoco.MjData(m)
     nv = m.nv
     ids = [m.body(f).id for f in feet]
+    spheres = [foot_sphere(m, f) for f in feet]
     out = np.zeros((qref.shape[0], 2 * nv, 2 * nv))
     jac = np.zeros((3, nv))
     n = qref.shape[0]
@@ -134,7 +139,12 @@ def foot_hessians(
         pos = np.zeros((nv, nv))
         vel = np.zeros((nv, nv))
         for leg in range(len(feet)):
-            mujoco.mj_jacBody(m, d, jac, None, ids[leg])
+            g = spheres[leg]
+            if g is None:
+                mujoco.mj_jacBody(m, d, jac, None, ids[leg])
+            else:
+                low = d.geom_xpos[g] - np.array([0.0, 0.0, m.geom_size[g, 0]])
+                mujoco.mj_jac(m, d, jac, None, low, int(m.geom_bodyid[g]))
             jtj = jac.T @ jac
             if contacts[k, leg]:
                 pos += w.foot * jtj

@@ -8,13 +8,21 @@ linearisation finds the step closest to it under the linearised foot constraints
 schedule:
 
     minimise   1/2 |dq - dq*|^2_W      (W: the base's dofs weigh ``base_weight``, joints 1)
-    subject to planted foot j:  p_j + J_j dq = anchor_j (x, y where it touched down; z on the floor)
+    subject to planted foot j:  z_j + J_jz dq = floor (its sphere's centre one radius above it)
+                                c_j + J_cj dq = c_j(q_start) in x, y (its contact point does not slide)
                swinging foot j: z_j + J_jz dq >= floor + clearance_j(i)
                joint limits.
 
-A foot's anchor is the projection on the floor of where it was on the frame before it touches
-down (it lands straight down), and on its first swing frame it lifts straight up from it: a foot
-has no horizontal speed at either end of a stance. The clearance of a swinging foot (the
+c_j is the material point of the paw's sphere that is lowest at the frame's start q_start (the
+previous frame's solution), J_cj its point Jacobian on the paw's body (mj_jac): the paw rolls
+with its calf instead of turning on the spot. A paw whose sphere centre were held still would
+slide its contact point at radius x turn rate (5.9 cm/s on average on dog_walk onto Go2), which
+is what a physical replay measures as slip (kinemorph.sim, kinemorph.quality.foot_slip on round
+feet); rolling, the centre moves at radius x turn rate instead. On its touch-down frame a foot's
+centre is put at its anchor, the projection on the floor of where it was on the frame before (it
+lands straight down), and on its first swing frame it lifts straight up from its last stance
+position: a foot has no horizontal speed at either end of a stance. Feet that are not spheres
+(``contact_point=False`` too) hold their centre at the anchor for the whole stance. The clearance of a swinging foot (the
 quadruped planner's profile: a few centimetres, ramped up after lift-off and down before
 touch-down) keeps it from dragging on the floor once the motion is simulated; the paper asks only
 "above the ground". When all four feet swing (a flight whose reference base falls like a thrown
@@ -35,6 +43,7 @@ from ...motion.contacts import contact_intervals
 from ...optim.qp import solve_qp
 from ...progress import Progress, report
 from ...robots.robot import Robot
+from .floor_cost import foot_sphere
 
 GRAVITY = 9.81
 SOFT_WEIGHT = 1e4
@@ -46,7 +55,7 @@ class SpatialResult:
 
     Attributes:
         qpos: constrained configurations. Shape: (T, nq).
-        anchors: planted feet's anchor positions (NaN while swinging) [m]. Shape: (T, 4, 3).
+        anchors: planted feet's centre positions held (NaN while swinging) [m]. Shape: (T, 4, 3).
         flight_frames: frames whose base followed the ballistic path.
         soft_frames: frames whose QP needed the planted rows as a penalty (joint limits).
         qp_failures: frames whose QP failed outright (the target step was taken).
@@ -109,13 +118,15 @@ def spatial_stage(
     max_joint_step: float = np.inf,
     base_weight: float = 10.0,
     clearance: np.ndarray | None = None,
+    contact_point: bool = True,
     progress: Progress | None = None,
 ) -> SpatialResult:
     """Solve the frames of ``q_ik`` (T, nq) under the foot constraints of ``contacts`` (T, 4) bool
     (see the module docstring). foot_height: foot body height above the floor at rest [m] (4,).
     max_joint_step: no joint moves more than this from frame to frame [rad].
     base_weight: weight of the base's 6 dofs against the joints' 1 in the QP's distance.
-    clearance: least height of each swinging foot above the floor per frame [m] (T, 4); None: 0."""
+    clearance: least height of each swinging foot above the floor per frame [m] (T, 4); None: 0.
+    contact_point: a planted sphere paw holds its contact point (it rolls), else its centre."""
     m = robot.model
     n, nv = q_ik.shape[0], m.nv
     dt = 1.0 / fps
@@ -138,15 +149,34 @@ def spatial_stage(
     w = np.ones(nv)
     w[:6] = base_weight
 
-    def feet_at(qq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    spheres = [foot_sphere(m, f) for f in foot_bodies] if contact_point else [None] * 4
+    sphere_body = [-1 if g is None else int(m.geom_bodyid[g]) for g in spheres]
+    local = np.zeros((4, 3))  # each paw's held material point in its sphere's body frame
+
+    def feet_at(qq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Foot centres (4, 3) and Jacobians (4, 3, nv); held material points (4, 3) and their Jacobians."""
         d.qpos[:] = qq
         mujoco.mj_kinematics(m, d)
         mujoco.mj_comPos(m, d)
         pos, jacs = np.zeros((4, 3)), np.zeros((4, 3, nv))
+        held, held_jacs = np.zeros((4, 3)), np.zeros((4, 3, nv))
         for leg, b in enumerate(feet):
             mujoco.mj_jacBody(m, d, jac, None, b)
             pos[leg], jacs[leg] = d.xpos[b], jac
-        return pos, jacs
+            if spheres[leg] is not None:
+                sb = sphere_body[leg]
+                held[leg] = d.xpos[sb] + d.xmat[sb].reshape(3, 3) @ local[leg]
+                mujoco.mj_jac(m, d, jac, None, held[leg], sb)
+                held_jacs[leg] = jac
+        return pos, jacs, held, held_jacs
+
+    def lowest_local(qq: np.ndarray, leg: int) -> np.ndarray:
+        """Body-frame coordinates of the lowest point of leg's sphere at pose qq (3,)."""
+        g, sb = spheres[leg], sphere_body[leg]
+        d.qpos[:] = qq
+        mujoco.mj_kinematics(m, d)
+        low = d.geom_xpos[g] - np.array([0.0, 0.0, m.geom_size[g, 0]])
+        return d.xmat[sb].reshape(3, 3).T @ (low - d.xpos[sb])
 
     lift = np.zeros((n, 4)) if clearance is None else clearance
     ballistic = flight_frames(q_ik[:, 2], contacts, fps)
@@ -164,20 +194,35 @@ def spatial_stage(
         else:
             flight_v = None
         q_start = q.copy()
+        lifting = ~planted & contacts[i - 1] if i > 0 else np.zeros(4, dtype=bool)
+        # a sphere paw on the floor, landing or lifting holds the material point of its sphere that
+        # was lowest at q_start: it does not slide in x, y from the frame before
+        rolling = (planted | lifting) & np.array([g is not None for g in spheres]) & (i > 0)
         if planted.any():
-            pred, _ = feet_at(robot.integrate(q, target) if i == 0 else q)
+            pred, _, _, _ = feet_at(robot.integrate(q, target) if i == 0 else q)
             for leg in np.flatnonzero(planted):
                 if i == 0 or not contacts[i - 1, leg]:  # touch-down: straight below the last swing frame
                     anchor[leg] = [pred[leg, 0], pred[leg, 1], foot_height[leg]]
-        lifting = ~planted & contacts[i - 1] if i > 0 else np.zeros(4, dtype=bool)
+        for leg in np.flatnonzero(rolling):
+            local[leg] = lowest_local(q_start, leg)
+        held0 = feet_at(q_start)[2] if rolling.any() else None
         for _ in range(iterations):
-            pos, jacs = feet_at(q)
+            pos, jacs, held, held_jacs = feet_at(q)
             want = w * (target - _diff(m, q_start, q))
-            eq_rows = [jacs[leg] for leg in np.flatnonzero(planted)] + [
-                jacs[leg, :2] for leg in np.flatnonzero(lifting)
-            ]
-            eq_rhs = [anchor[leg] - pos[leg] for leg in np.flatnonzero(planted)]
-            eq_rhs += [anchor[leg, :2] - pos[leg, :2] for leg in np.flatnonzero(lifting)]
+            eq_rows, eq_rhs = [], []
+            for leg in np.flatnonzero(planted | lifting):
+                if rolling[leg]:  # its contact point's material velocity 0 in x, y
+                    eq_rows.append(held_jacs[leg, :2])
+                    eq_rhs.append(held0[leg, :2] - held[leg, :2])  # type: ignore[index]
+                    if planted[leg]:  # and on the floor
+                        eq_rows.append(jacs[leg, 2:3])
+                        eq_rhs.append(anchor[leg, 2:3] - pos[leg, 2:3])
+                elif planted[leg]:
+                    eq_rows.append(jacs[leg])
+                    eq_rhs.append(anchor[leg] - pos[leg])
+                else:  # lifting straight up from its anchor
+                    eq_rows.append(jacs[leg, :2])
+                    eq_rhs.append(anchor[leg, :2] - pos[leg, :2])
             swing = np.flatnonzero(~planted)
             a_in = jacs[swing, 2] if swing.size else None
             lo_in = foot_height[swing] + lift[i, swing] - pos[swing, 2] if swing.size else None
@@ -203,6 +248,9 @@ def spatial_stage(
                 step = res.x
             q = robot.integrate(q, step)
         out[i] = q
+        if rolling.any():  # a rolling paw's centre moved: its anchor is where it is
+            pos, _, _, _ = feet_at(q)
+            anchor[rolling, :2] = pos[rolling, :2]
         anchors[i, planted] = anchor[planted]
         report(progress, i + 1, n)
     return SpatialResult(out, anchors, flights, softs, failures)
