@@ -36,6 +36,9 @@ class QuadrupedConfig(IkSettings):
         base_height_max: highest base height target [m].
         foot_weight: IK cost on foot positions [1/m].
         stance_weight: factor on a planted foot's cost (held harder than a swinging one).
+        roll_paws: planted sphere paws roll with their calves (a second solve on targets moved
+            along the first solve's turns; rolling.py) instead of turning on the spot, which
+            slides their contact points.
         base_position_weight: IK cost on the base position [1/m].
         base_rotation_weight: IK cost on the base orientation [1/rad].
         posture_weight: pull of every joint toward the robot's rest keyframe [1/rad].
@@ -62,6 +65,7 @@ class QuadrupedConfig(IkSettings):
     base_height_max: float = 0.38
     foot_weight: float = 50.0
     stance_weight: float = 5.0
+    roll_paws: bool = True
     base_position_weight: float = 20.0
     base_rotation_weight: float = 20.0
     posture_weight: float = 0.3

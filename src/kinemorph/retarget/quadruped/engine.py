@@ -24,6 +24,7 @@ from ..settings import StageTasks
 from ..solve import solve_sequence
 from .config import QuadrupedConfig
 from .planner import plan, source_contacts
+from .rolling import paw_sphere, rolled_feet
 
 
 def _check(motion: Motion, robot: Robot) -> None:
@@ -93,6 +94,13 @@ def solve_quadruped(
         robot, [stage], targets, init, settings=cfg, fps=motion.fps, posture=(weights, rest), task_scale=scale,
         progress=progress,
     )  # fmt: skip
+    feet_targets = p.feet
+    if cfg.roll_paws and any(paw_sphere(robot, f) is not None for f in feet):  # rolling paws (rolling.py)
+        feet_targets = rolled_feet(robot, sol.qpos, p.feet, p.contacts, feet)
+        targets[:, 0, 1:, :3] = feet_targets
+        sol = solve_sequence(
+            robot, [stage], targets, init, settings=cfg, fps=motion.fps, posture=(weights, rest), task_scale=scale
+        )
     info = {
         "engine": "quadruped",
         "mode": "natural",
@@ -106,7 +114,7 @@ def solve_quadruped(
         "leg_scale": [float(x) for x in p.leg_scale],
         **_contacts_info(p.contacts, robot),
     }
-    keypoints = Keypoints((robot.root_body, *feet), np.concatenate([p.base_pos[:, None], p.feet], axis=1))
+    keypoints = Keypoints((robot.root_body, *feet), np.concatenate([p.base_pos[:, None], feet_targets], axis=1))
     return RobotMotion.from_qpos(
         robot.name, motion.fps, sol.qpos, robot.dof_names, keypoints=keypoints, info=info,
         contacts=p.contacts, contact_bodies=feet,

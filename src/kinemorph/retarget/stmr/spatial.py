@@ -18,14 +18,16 @@ previous frame's solution), J_cj its point Jacobian on the paw's body (mj_jac): 
 with its calf instead of turning on the spot. A paw whose sphere centre were held still would
 slide its contact point at radius x turn rate (5.9 cm/s on average on dog_walk onto Go2), which
 is what a physical replay measures as slip (kinemorph.sim, kinemorph.quality.foot_slip on round
-feet); rolling, the centre moves at radius x turn rate instead. On its touch-down frame a foot's
-centre is put at its anchor, the projection on the floor of where it was on the frame before (it
-lands straight down), and on its first swing frame it lifts straight up from its last stance
-position: a foot has no horizontal speed at either end of a stance. Feet that are not spheres
-(``contact_point=False`` too) hold their centre at the anchor for the whole stance. The clearance of a swinging foot (the
-quadruped planner's profile: a few centimetres, ramped up after lift-off and down before
-touch-down) keeps it from dragging on the floor once the motion is simulated; the paper asks only
-"above the ground". When all four feet swing (a flight whose reference base falls like a thrown
+feet); rolling, the centre moves at radius x turn rate instead. The same x, y rows hold on a
+paw's touch-down frame (it comes down onto the point it lands on) and on its first swing frame
+(it leaves without scuffing); a foot has no horizontal contact-point speed at either end of a
+stance. Feet that are not spheres (and every foot with ``contact_point=False``) hold their
+centre instead: at touch-down at the anchor, the projection on the floor of where the centre
+was on the frame before (it lands straight down), for the whole stance, and on the first swing
+frame it lifts straight up from it. The clearance of a swinging foot (the quadruped planner's
+profile: a few centimetres, ramped up after lift-off and down before touch-down) keeps it from
+dragging on the floor once the motion is simulated; the paper asks only "above the ground".
+When all four feet swing (a flight whose reference base falls like a thrown
 body), the base follows a ballistic path: a quadratic
 fitted to the last ``ballistic_history`` base positions gives the exit velocity, gravity is
 integrated until a foot lands, and the QP moves the legs around that base. A QP that the joint
