@@ -27,6 +27,7 @@ from ...robots.robot_motion import RobotMotion
 from ..ik import DOF_BODY_ROTATION, DOF_WORLD_TRANSLATION, build_ik_model, task_chains
 from .config import CleanupConfig
 from .kernels import Arrays, advance, build_frame, moved_since, velocities
+from .rolling import rolled_anchors
 from .schedule import ContactPoints, humanoid_contacts, mask_contacts, rest_up, sole_ends
 
 GRAVITY = 9.81
@@ -263,6 +264,7 @@ def cleanup(
             ar.anchor[c] = xpos[row, b] + xmat[row, b].reshape(3, 3) @ points.local[c]
             ar.anchor[c, 2] = points.radius[c]
         ar.cset[held] = True
+    rolled = rolled_anchors(robot, q_src, points, ar.anchor) if from_mask and held.size else None  # rolling.py
     out = np.empty_like(q_src)
     q = q_src[0].copy()
     relaxed = 0
@@ -277,6 +279,8 @@ def cleanup(
     tol = (cfg.planned_tolerance if from_mask else cfg.contact_tolerance) / fps  # [m] per frame
     along = ik.dof_kind == DOF_WORLD_TRANSLATION
     for t in range(T):
+        if rolled is not None:  # round paws roll: their anchors move with their turns
+            ar.anchor[held, :2] = rolled[t, held]
         # the root's speed cap, or the engine's own speed there (a large robot runs faster than it)
         ar.step_hi[along] = np.maximum(cfg.max_root_speed / fps, np.abs(v_src[t, along]))
         ar.step_lo[along] = -ar.step_hi[along]

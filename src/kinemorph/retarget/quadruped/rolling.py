@@ -36,6 +36,26 @@ def paw_sphere(robot: Robot, foot: str) -> int | None:
     return None
 
 
+def body_rotations(robot: Robot, qpos: np.ndarray, body: int) -> np.ndarray:
+    """Rotation matrices (T, 3, 3) of a body over qpos (T, nq)."""
+    quat = robot.fk(qpos).rotations[:, body]  # (T, 4) wxyz
+    out = np.empty((quat.shape[0], 3, 3))
+    mat = np.empty(9)
+    for t in range(quat.shape[0]):
+        mujoco.mju_quat2Mat(mat, quat[t])
+        out[t] = mat.reshape(3, 3)
+    return out
+
+
+def roll_shift(rots: np.ndarray, radius: float, a: int, b: int) -> np.ndarray:
+    """Horizontal displacement (b - a, 2) [m] of a sphere's centre from frame a on, rolling without
+    slipping along the body rotations ``rots`` (T, 3, 3): sum of r (R_{t+1} R_t^T z)_xy."""
+    step = np.zeros((b - a, 2))
+    for t in range(a, b - 1):
+        step[t + 1 - a] = radius * (rots[t + 1] @ rots[t][2])[:2]
+    return np.cumsum(step, axis=0)
+
+
 def rolled_feet(
     robot: Robot, qpos: np.ndarray, feet: np.ndarray, contacts: np.ndarray, foot_bodies: tuple[str, ...]
 ) -> np.ndarray:
@@ -44,32 +64,21 @@ def rolled_feet(
     not spheres keep their targets."""
     m = robot.model
     out = np.array(feet, dtype=np.float64, copy=True)
-    pose = robot.fk(qpos)
     n = qpos.shape[0]
     for leg, foot in enumerate(foot_bodies):
         g = paw_sphere(robot, foot)
         if g is None:
             continue
         radius = float(m.geom_size[g, 0])
-        quat = pose.rotations[:, int(m.geom_bodyid[g])]  # (T, 4) wxyz
-        up = np.empty((n, 3))  # world z seen in the paw's frame: R_t^T z
-        mat = np.empty(9)
-        rots = np.empty((n, 3, 3))
-        for t in range(n):
-            mujoco.mju_quat2Mat(mat, quat[t])
-            rots[t] = mat.reshape(3, 3)
-            up[t] = rots[t][2]
+        rots = body_rotations(robot, qpos, int(m.geom_bodyid[g]))
         runs = contact_intervals(contacts[:, leg])
         ends = []  # per stance: shift on the frame before touch-down, on the first swing frame
         for a, b in runs:
             # rolling from touch-down a to the first swing frame b (the paw leaves as it rolled)
             last = min(b + 1, n)
-            step = np.zeros((last - a, 2))
-            for t in range(a, last - 1):
-                step[t + 1 - a] = radius * (rots[t + 1] @ up[t])[:2]  # r (R_{t+1} R_t^T z)_xy
-            shift = np.cumsum(step, axis=0)
+            shift = roll_shift(rots, radius, a, last)
             out[a:last, leg, :2] += shift
-            back = -radius * (rots[a] @ up[a - 1])[:2] if a > 0 else np.zeros(2)  # it lands rolling too
+            back = -radius * (rots[a] @ rots[a - 1][2])[:2] if a > 0 else np.zeros(2)  # it lands rolling too
             if a > 0:
                 out[a - 1, leg, :2] += back
             ends.append((back, shift[-1], last))

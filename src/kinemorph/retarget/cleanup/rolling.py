@@ -1,0 +1,34 @@
+"""Round contact points that roll: the clean-up's anchors of a quadruped's paws move with their turns.
+
+The clean-up holds each planted point (a paw's sphere centre, a calf tip's end sphere) at an
+anchor set on its first planted frame. A sphere whose centre stands still while its body turns
+slides its contact point at radius x turn rate, which kinemorph.quality.foot_slip and the replay
+measure as slip; one that rolls has a still contact point and a centre that moves (see
+kinemorph.retarget.quadruped.rolling). Here each held round point's anchor moves, frame by frame,
+by the rolling shift of its body's turns in the engine's motion (the clean-up follows that motion
+closely, so its own turns differ from them only by its small corrections).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...robots.robot import Robot
+from ..quadruped.rolling import body_rotations, roll_shift
+from .schedule import ContactPoints
+
+
+def rolled_anchors(robot: Robot, qpos: np.ndarray, points: ContactPoints, anchors: np.ndarray) -> np.ndarray:
+    """Anchors per frame (T, C, 2) [m]: ``anchors`` (C, 3) moved over each point's planted
+    interval by the rolling shift of its body's turns in qpos (T, nq) (points of radius 0: kept)."""
+    out = np.repeat(anchors[None, :, :2], qpos.shape[0], axis=0)
+    rots: dict[int, np.ndarray] = {}
+    for c in range(points.count):
+        a, b, r = int(points.start[c]), int(points.stop[c]), float(points.radius[c])
+        if r <= 0.0 or b - a < 2:
+            continue
+        body = int(points.body[c])
+        if body not in rots:
+            rots[body] = body_rotations(robot, qpos, body)
+        out[a:b, c] += roll_shift(rots[body], r, a, b)
+    return out
