@@ -2,7 +2,7 @@
 
     python benchmarks/bench_control.py                  # speed: controller + simulation vs real time (G1)
     python benchmarks/bench_control.py --sweep          # every shipped style at the target commands, 20 s each
-    python benchmarks/bench_control.py --sweep --smooth-reach --commands strafe-0.2 schedule   # the option
+    python benchmarks/bench_control.py --sweep --smooth-reach 0 --commands strafe-0.2 schedule   # reach fixes always
     python benchmarks/bench_control.py --push           # 0.75 and 1.5 N/kg for 1 s from the front and the side
     python benchmarks/bench_control.py --robot unitree_h1 --sweep --styles neutral
 
@@ -106,7 +106,8 @@ def main() -> None:
     ap.add_argument("--styles", nargs="*", default=None)
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
     ap.add_argument("--duration", type=float, default=20.0)
-    ap.add_argument("--smooth-reach", action="store_true", help="sweep with ControlConfig.smooth_reach (default off)")
+    ap.add_argument("--smooth-reach", type=float, default=1.0,
+                    help="ControlConfig.smooth_reach for the sweep (0: reach fixes whenever strafing, inf: never) [1]")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push (--figure-push) (PNG)")
     ap.add_argument("--figure-push", default="0.5@5:left", help="the figure's push [default: 0.5@5:left]")

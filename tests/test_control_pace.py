@@ -45,8 +45,24 @@ def test_a_slow_cycle_strafes_on_a_faster_clock_within_the_phase_limits() -> Non
     assert _pace(0.2, short) == pytest.approx(0.3 / 0.25)
 
 
+def test_the_reach_fixes_engage_for_strides_beyond_the_sideways_reach() -> None:
+    """support.reach_share: |v_y| T over the reach per cycle (max width less the feet's least
+    separation); ControlConfig.smooth_reach (1) engages the reach fixes above it (G1's relaxed and
+    injured strafing at 0.2 m/s: 1.29 and 1.20; neutral 0.92 and the schedule's 0.15 m/s below 1)."""
+    from kinemorph.control.support import reach_share
+
+    reach = 0.31 - (2 * BODY.half_width + 0.02)
+    slow, quick = np.array([0.55, 0.7, 1.25, 1.4]), np.array([0.4, 0.5, 0.9, 1.0])
+    assert reach_share(0.31, BODY, 0.2, slow) == pytest.approx(0.2 * 1.4 / reach)
+    assert reach_share(0.31, BODY, -0.2, slow) == reach_share(0.31, BODY, 0.2, slow)  # either side
+    assert reach_share(0.31, BODY, 0.2, slow) > 1.0 > reach_share(0.31, BODY, 0.15, quick)
+    assert reach_share(0.31, BODY, 0.0, slow) == 0.0 and reach_share(math.inf, BODY, 0.2, slow) == 0.0
+    assert ControlConfig().smooth_reach == 1.0
+
+
 def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot() -> None:
-    """controller._phases with ControlConfig.smooth_reach: a moved foothold is limited against where
+    """controller._phases with the reach fixes (ControlConfig.smooth_reach, engaged here: relaxed's
+    stride at 0.2 m/s is 1.29 times the reach): a moved foothold is limited against where
     the other foot will stand (its own moved foothold), not against the planner's raw one (as it is
     without the option): strafing with a cycle too slow for the
     reach, the raw path runs ahead of the feet and the preview planned landings up to 0.9 m beside
@@ -67,7 +83,7 @@ def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot
     q0 = _standing(style, robot, rg, command)
     d.qpos[:] = q0
     mujoco.mj_forward(tm.model, d)
-    ctl = GaitController(style, robot, rg, tm, q0[7:], ControlConfig(smooth_reach=True))
+    ctl = GaitController(style, robot, rg, tm, q0[7:], ControlConfig())
     ctl.start(d, command)
     widest = 0.0
     for _ in range(int(6.0 * ctl.cfg.plan_rate)):  # the planner walks on while the robot stands
@@ -77,4 +93,5 @@ def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot
                 (xl, yl, al), (xr, yr, ar) = ph.feet
                 side = [-math.sin(a) * (xl - xr) + math.cos(a) * (yl - yr) for a in (al, ar)]
                 widest = max(widest, min(side))
-    assert widest <= ctl.maker.max_width + 0.01, widest  # 0.31 m here (limit 0.307); 0.91 m before
+    assert ctl.maker.sideways == 0.2  # the fixes engaged
+    assert widest <= ctl.maker.max_width + 0.01, widest  # 0.31 m here (limit 0.307); 0.91 m without the fixes

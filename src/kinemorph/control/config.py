@@ -43,11 +43,14 @@ class ControlConfig:
             (pace = |v_y| T / reach, within the single-support limits) at the same speed, so its
             steps fit the reach (0, the default: off, the planner's path runs ahead of the clamped
             feet; 0.8 made T1's neutral strafing walk but T1's injured schedule fall, README).
-        smooth_reach: the reach limits' strafing fixes (off by default): while a sideways speed is
-            commanded they move a swing's landing point and the swing follows smoothly (else they cap
-            its current position) and the preview limits a moved foothold against the other foot's
-            moved foothold (else its raw one: landings planned up to 0.9 m apart). On, G1's relaxed
-            and injured strafing walk 20 s, but its neutral schedule falls at 17.79 s (README).
+        smooth_reach: the reach limits' strafing fixes engage while a sideways command's stride per
+            cycle (|v_y| T) is more than this share of the legs' sideways reach per cycle
+            (support.reach_share; 0: whenever strafing, inf: never): they move a swing's landing
+            point and the swing follows smoothly (else they cap its current position) and the preview
+            limits a moved foothold against the other foot's moved foothold (else its raw one: landings
+            planned up to 0.9 m apart when the planner's path runs ahead of the feet). At 1, the
+            default, G1's relaxed and injured strafing (stride 1.2-1.3 of the reach) walk 20 s; at 0
+            (whenever strafing) G1's neutral schedule fell at 17.79 s (README).
     """
 
     plan_rate: float = 125.0
@@ -66,7 +69,7 @@ class ControlConfig:
     capture: CaptureConfig = field(default_factory=CaptureConfig)
     scaled_preview: bool = True
     sideways_reach: float = 0.0
-    smooth_reach: bool = False
+    smooth_reach: float = 1.0
 
     def __post_init__(self) -> None:
         ratio = self.control_rate / self.plan_rate

@@ -33,7 +33,7 @@ from .feedback import FeedbackState, GaitFeedback
 from .gate import liftoff_cap
 from .mpc import MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
-from .support import ankle_sole, clamp_width, contact_points, sideways_pace, support_polygon
+from .support import ankle_sole, clamp_width, contact_points, reach_share, sideways_pace, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
 from .touchdown import TouchdownWatch
 from .wbc import WbcOutput, WbcTargets, WholeBody
@@ -193,7 +193,8 @@ class GaitController:
         self._observe(meas[:, 1], d)
         timing = self.planner.sampler.sample(tuple(command)).timing
         pace = self._pace(command, timing)
-        self.maker.sideways = float(command[1]) if self.cfg.smooth_reach else 0.0  # targets.FrameMaker
+        stride = reach_share(self.maker.max_width, self.rg.body, float(command[1]), timing)
+        self.maker.sideways = float(command[1]) if stride > self.cfg.smooth_reach else 0.0  # targets.FrameMaker
         settling = self.time < self.cfg.settle_time - 1e-9
         late = self.watch.waiting if self.cfg.late_touchdown else np.zeros(2, dtype=bool)
         if settling:

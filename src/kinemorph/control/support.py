@@ -191,6 +191,17 @@ def ankle_sole(
     return dataclasses.replace(body, heel=float(heel), toe=float(toe), half_width=float(half))
 
 
+def reach_share(max_width: float, body: GaitBody, vy: float, timing: np.ndarray) -> float:
+    """The sideways stride of one gait cycle at ``vy`` [m/s] (|v_y| T) over the legs' sideways reach
+    per cycle (``max_width`` less the feet's least separation; 0 when unlimited or standing still).
+    Above 1 the planner's path runs ahead of the feet the reach limits hold back. ``timing``:
+    [t_LTD, t_RLO, t_RTD, T] [s]."""
+    reach = max_width - min_separation(body, 0.0)
+    if vy == 0.0 or not math.isfinite(max_width) or reach <= 0:
+        return 0.0
+    return abs(vy) * float(timing[3]) / reach
+
+
 def sideways_pace(
     share: float, max_width: float, body: GaitBody, vy: float, timing: np.ndarray, lowest: tuple[float, float]
 ) -> float:
