@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 
-def rows(clip: Path, robot_name: str) -> list[str]:
+def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
     from kinemorph.motion import load_motion
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
@@ -35,6 +35,11 @@ def rows(clip: Path, robot_name: str) -> list[str]:
         start = time.perf_counter()
         res = retarget(motion, robot, engine=engine, config=cfg)
         seconds = time.perf_counter() - start
+        if save is not None:
+            from kinemorph.io import save as save_motion
+
+            save.mkdir(parents=True, exist_ok=True)
+            save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz")
         v = simulate(res, robot)
         q = evaluate(res, robot)
         fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
@@ -56,6 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", nargs="+", default=["dog_walk.bvh", "dog_idle.bvh"])
     ap.add_argument("--robots", nargs="+", default=["unitree_go2", "unitree_a1"])
+    ap.add_argument("--save", type=Path, default=None, help="folder to save each output in (ROBOT_CLIP_STAGE.npz)")
     args = ap.parse_args()
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | saturation [% steps] "
@@ -66,7 +72,7 @@ def main() -> None:
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
     for robot in args.robots:
         for clip in args.clips:
-            rows(data / clip, robot)
+            rows(data / clip, robot, args.save)
 
 
 if __name__ == "__main__":

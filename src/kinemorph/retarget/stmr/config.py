@@ -28,6 +28,14 @@ class StmrConfig(IkSettings):
         swing_lift: least height of a swinging foot above the floor from lift-off on [m].
         swing_clearance: least height of a swinging foot at mid-swing [m].
         smr_iterations: linearisations of the foot constraints per frame.
+        landing_speed: a swinging paw's downward speed at touch-down in the spatial stage's
+            soft-landing band (landing.py) [m/s].
+        landing_decel: the band's braking: a paw tau before touch-down should be at most
+            landing_speed tau + landing_decel tau^2 / 2 above the floor and must be at least half
+            that [m/s^2]; 0: no band (the planner's clearance on every swing frame). Only for the
+            temporal stage's reference (stages "both"): a spatial-only output keeps the
+            planner's clearance (a paw hovering within 3 cm of the floor while it still moves
+            reads as slip in kinemorph.quality.foot_slip).
         smr_contact_point: a planted sphere paw holds its contact point still (its material
             velocity; the paw rolls with its calf) rather than its sphere's centre (spatial.py).
         ballistic_history: frames of the base trajectory fitted before a flight phase.
@@ -86,6 +94,8 @@ class StmrConfig(IkSettings):
     swing_lift: float = 0.045
     swing_clearance: float = 0.05
     smr_iterations: int = 2
+    landing_speed: float = 0.1
+    landing_decel: float = 4.0
     smr_contact_point: bool = True
     ballistic_history: int = 5
     alpha_min: float = 0.5
@@ -150,7 +160,7 @@ class StmrConfig(IkSettings):
             "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
             "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight", "foot_track_weight",
             "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight",
-            "contact_point_weight",
+            "contact_point_weight", "landing_speed", "landing_decel",
         ):  # fmt: skip
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")

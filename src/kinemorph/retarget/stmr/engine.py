@@ -33,6 +33,7 @@ from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
 from .contacts_file import read_contacts
 from .dynamics import rollout_contacts, servo_model
+from .landing import landing_band
 from .reference import build_reference
 from .spatial import spatial_stage
 from .temporal import ReplayScore, TemporalResult, temporal_stage
@@ -119,10 +120,14 @@ def solve_stmr(
     bounds = _segments(contacts, cfg) if cfg.stages == "both" else np.array([0, motion.num_frames - 1])
     t1 = time.perf_counter()
     lift = swing_clearance(contacts, cfg.swing_lift, cfg.swing_clearance, CLEARANCE_RAMP)
+    landing = None
+    if cfg.landing_decel > 0 and cfg.stages == "both":  # soft touch-downs and lift-offs for the dynamics (landing.py)
+        landing = landing_band(contacts, lift, motion.fps, speed=cfg.landing_speed, decel=cfg.landing_decel)
     sp = spatial_stage(
         robot, ref.qpos, contacts, feet, ref.foot_height, fps=motion.fps, gain=cfg.smr_gain,
         iterations=cfg.smr_iterations, ballistic_history=cfg.ballistic_history,
         max_joint_step=cfg.max_joint_step(motion.fps), clearance=lift, contact_point=cfg.smr_contact_point,
+        landing=landing,
     )  # fmt: skip
     t2 = time.perf_counter()
     info: dict[str, object] = {

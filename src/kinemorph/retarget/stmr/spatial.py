@@ -46,6 +46,7 @@ from ...optim.qp import solve_qp
 from ...progress import Progress, report
 from ...robots.robot import Robot
 from .floor_cost import foot_sphere
+from .landing import LandingBand, landing_task
 
 GRAVITY = 9.81
 SOFT_WEIGHT = 1e4
@@ -121,6 +122,8 @@ def spatial_stage(
     base_weight: float = 10.0,
     clearance: np.ndarray | None = None,
     contact_point: bool = True,
+    landing: LandingBand | None = None,
+    landing_weight: float = 1000.0,
     progress: Progress | None = None,
 ) -> SpatialResult:
     """Solve the frames of ``q_ik`` (T, nq) under the foot constraints of ``contacts`` (T, 4) bool
@@ -128,7 +131,10 @@ def spatial_stage(
     max_joint_step: no joint moves more than this from frame to frame [rad].
     base_weight: weight of the base's 6 dofs against the joints' 1 in the QP's distance.
     clearance: least height of each swinging foot above the floor per frame [m] (T, 4); None: 0.
-    contact_point: a planted sphere paw holds its contact point (it rolls), else its centre."""
+    contact_point: a planted sphere paw holds its contact point (it rolls), else its centre.
+    landing: the soft touch-downs and lift-offs (landing.py): its lower bound replaces
+    ``clearance`` (hard); its cap is a task on the legs' joints of weight ``landing_weight`` in
+    the QP's distance (landing.landing_task); None: none."""
     m = robot.model
     n, nv = q_ik.shape[0], m.nv
     dt = 1.0 / fps
@@ -181,6 +187,10 @@ def spatial_stage(
         return d.xmat[sb].reshape(3, 3).T @ (low - d.xpos[sb])
 
     lift = np.zeros((n, 4)) if clearance is None else clearance
+    cap = np.full((n, 4), np.inf) if landing is None else landing.upper
+    if landing is not None:
+        lift = landing.lower
+    is_sphere = np.array([g is not None for g in spheres])
     ballistic = flight_frames(q_ik[:, 2], contacts, fps)
     for i in range(n):
         v_ik = _diff(m, q_ik[i - 1], q_ik[i]) if i > 0 else np.zeros(nv)
@@ -199,7 +209,8 @@ def spatial_stage(
         lifting = ~planted & contacts[i - 1] if i > 0 else np.zeros(4, dtype=bool)
         # a sphere paw on the floor, landing or lifting holds the material point of its sphere that
         # was lowest at q_start: it does not slide in x, y from the frame before
-        rolling = (planted | lifting) & np.array([g is not None for g in spheres]) & (i > 0)
+        rolling = (planted | lifting) & is_sphere & (i > 0)
+        easing = np.flatnonzero(~planted & np.isfinite(cap[i]))
         if planted.any():
             pred, _, _, _ = feet_at(robot.integrate(q, target) if i == 0 else q)
             for leg in np.flatnonzero(planted):
@@ -207,7 +218,7 @@ def spatial_stage(
                     anchor[leg] = [pred[leg, 0], pred[leg, 1], foot_height[leg]]
         for leg in np.flatnonzero(rolling):
             local[leg] = lowest_local(q_start, leg)
-        held0 = feet_at(q_start)[2] if rolling.any() else None
+        held0 = feet_at(q_start)[2]
         for _ in range(iterations):
             pos, jacs, held, held_jacs = feet_at(q)
             want = w * (target - _diff(m, q_start, q))
@@ -215,7 +226,7 @@ def spatial_stage(
             for leg in np.flatnonzero(planted | lifting):
                 if rolling[leg]:  # its contact point's material velocity 0 in x, y
                     eq_rows.append(held_jacs[leg, :2])
-                    eq_rhs.append(held0[leg, :2] - held[leg, :2])  # type: ignore[index]
+                    eq_rhs.append(held0[leg, :2] - held[leg, :2])
                     if planted[leg]:  # and on the floor
                         eq_rows.append(jacs[leg, 2:3])
                         eq_rhs.append(anchor[leg, 2:3] - pos[leg, 2:3])
@@ -232,14 +243,19 @@ def spatial_stage(
             x_lo[dadr] = np.maximum(jnt_lo[dadr], q_start[qadr] - max_joint_step) - q[qadr]
             x_hi[dadr] = np.minimum(jnt_hi[dadr], q_start[qadr] + max_joint_step) - q[qadr]
             x_lo, x_hi = np.minimum(x_lo, 0.0), np.maximum(x_hi, 0.0)  # never push further out
-            h = np.diag(w)
+            h, g = np.diag(w), -want
+            if easing.size and landing is not None:  # the soft landing's cap, on the legs' joints
+                free = target - _diff(m, q_start, q)
+                rows, rhs = landing_task(landing, i, easing, free, foot_height, pos, jacs)
+                h = h + landing_weight * rows.T @ rows
+                g = g - landing_weight * rows.T @ rhs
             a_eq = np.vstack(eq_rows) if eq_rows else None
             b_eq = np.concatenate(eq_rhs) if eq_rhs else None
-            res = solve_qp(h, -want, A=a_in, lower=lo_in, A_eq=a_eq, b_eq=b_eq, x_lower=x_lo, x_upper=x_hi)
+            res = solve_qp(h, g, A=a_in, lower=lo_in, A_eq=a_eq, b_eq=b_eq, x_lower=x_lo, x_upper=x_hi)
             if not res.solved and a_eq is not None:
                 softs += 1
                 h_soft = h + SOFT_WEIGHT * a_eq.T @ a_eq
-                g_soft = -want - SOFT_WEIGHT * a_eq.T @ b_eq  # type: ignore[operator]
+                g_soft = g - SOFT_WEIGHT * a_eq.T @ b_eq  # type: ignore[operator]
                 res = solve_qp(h_soft, g_soft, A=a_in, lower=lo_in, x_lower=x_lo, x_upper=x_hi)
                 if not res.solved:  # the clearance rows too cannot all hold: the closest step
                     res = solve_qp(h_soft, g_soft, x_lower=x_lo, x_upper=x_hi)
