@@ -217,7 +217,7 @@ def spatial_stage(
                 if i == 0 or not contacts[i - 1, leg]:  # touch-down: straight below the last swing frame
                     anchor[leg] = [pred[leg, 0], pred[leg, 1], foot_height[leg]]
         for leg in np.flatnonzero(rolling):
-            local[leg] = lowest_local(q_start, leg)
+            local[leg] = lowest_local(q_start, int(leg))
         held0 = feet_at(q_start)[2]
         for _ in range(iterations):
             pos, jacs, held, held_jacs = feet_at(q)
