@@ -18,13 +18,17 @@ from ..quadruped.rolling import body_rotations, roll_shift
 from .schedule import ContactPoints
 
 
-def rolled_anchors(robot: Robot, qpos: np.ndarray, points: ContactPoints, anchors: np.ndarray) -> np.ndarray:
+def rolled_anchors(
+    robot: Robot, qpos: np.ndarray, points: ContactPoints, anchors: np.ndarray, *, lift_frames: int
+) -> np.ndarray:
     """Anchors per frame (T, C, 2) [m]: ``anchors`` (C, 3) moved over each point's planted
-    interval by the rolling shift of its body's turns in qpos (T, nq) (points of radius 0: kept)."""
+    interval and the ``lift_frames`` after it (the clean-up holds a lifting point's x, y there) by
+    the rolling shift of its body's turns in qpos (T, nq) (points of radius 0: kept)."""
     out = np.repeat(anchors[None, :, :2], qpos.shape[0], axis=0)
     rots: dict[int, np.ndarray] = {}
     for c in range(points.count):
-        a, b, r = int(points.start[c]), int(points.stop[c]), float(points.radius[c])
+        a, r = int(points.start[c]), float(points.radius[c])
+        b = min(int(points.stop[c]) + lift_frames, qpos.shape[0])
         if r <= 0.0 or b - a < 2:
             continue
         body = int(points.body[c])

@@ -264,7 +264,9 @@ def cleanup(
             ar.anchor[c] = xpos[row, b] + xmat[row, b].reshape(3, 3) @ points.local[c]
             ar.anchor[c, 2] = points.radius[c]
         ar.cset[held] = True
-    rolled = rolled_anchors(robot, q_src, points, ar.anchor) if from_mask and held.size else None  # rolling.py
+    rolled = None
+    if from_mask and held.size:  # rolling.py
+        rolled = rolled_anchors(robot, q_src, points, ar.anchor, lift_frames=int(ar.params[15]))
     out = np.empty_like(q_src)
     q = q_src[0].copy()
     relaxed = 0
