@@ -32,10 +32,10 @@ class StmrConfig(IkSettings):
             soft-landing band (landing.py) [m/s].
         landing_decel: the band's braking: a paw tau before touch-down should be at most
             landing_speed tau + landing_decel tau^2 / 2 above the floor and must be at least half
-            that [m/s^2]; 0: no band (the planner's clearance on every swing frame). Only for the
-            temporal stage's reference (stages "both"): a spatial-only output keeps the
-            planner's clearance (a paw hovering within 3 cm of the floor while it still moves
-            reads as slip in kinemorph.quality.foot_slip).
+            that [m/s^2] (4: the setting measured in the README); 0 (default): no band, the
+            planner's clearance on every swing frame. Only for the temporal stage's reference
+            (stages "both"): a spatial-only output keeps the planner's clearance (a paw hovering
+            within 3 cm of the floor while it still moves reads as slip in kinemorph.quality).
         smr_contact_point: a planted sphere paw holds its contact point still (its material
             velocity; the paw rolls with its calf) rather than its sphere's centre (spatial.py).
         ballistic_history: frames of the base trajectory fitted before a flight phase.
@@ -95,7 +95,7 @@ class StmrConfig(IkSettings):
     swing_clearance: float = 0.05
     smr_iterations: int = 2
     landing_speed: float = 0.1
-    landing_decel: float = 4.0
+    landing_decel: float = 0.0
     smr_contact_point: bool = True
     ballistic_history: int = 5
     alpha_min: float = 0.5
