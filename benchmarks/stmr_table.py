@@ -39,7 +39,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
             from kinemorph.io import save as save_motion
 
             save.mkdir(parents=True, exist_ok=True)
-            save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz")
+            save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz", force=True)
         v = simulate(res, robot)
         q = evaluate(res, robot)
         fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
