@@ -9,6 +9,7 @@ from .capture import CaptureConfig
 from .feedback import FeedbackConfig
 from .gate import GateConfig
 from .mpc import MpcConfig
+from .stepping import SteppingConfig
 from .wbc import WbcConfig
 
 
@@ -25,6 +26,9 @@ class ControlConfig:
             CoM for the first step [s].
         capture: push recovery (capture.py, on by default): above a push estimate's threshold the
             MPC's reference stays near the robot, the footholds move with it, the gait walks with the push.
+        stepping: capture stepping (stepping.py, on by default) while the push estimate is above
+            1.1 N/kg: the coming foothold along the push at the DCM's predicted touch-down point plus
+            the push's offset, earlier steps when that is out of reach or across the standing foot.
         max_step_width: a swing foot lands at most this much wider than the standing stance width
             (the robot's foot spacing) sideways of the standing foot [m] (inf: as planned); sideways
             steps the legs cannot reach with the pelvis over the standing foot are shortened.
@@ -67,6 +71,7 @@ class ControlConfig:
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     gate: GateConfig = field(default_factory=GateConfig)
     capture: CaptureConfig = field(default_factory=CaptureConfig)
+    stepping: SteppingConfig = field(default_factory=SteppingConfig)
     scaled_preview: bool = True
     sideways_reach: float = 0.0
     smooth_reach: float = 1.0

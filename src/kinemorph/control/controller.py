@@ -33,6 +33,7 @@ from .feedback import FeedbackState, GaitFeedback
 from .gate import liftoff_cap
 from .mpc import MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
+from .stepping import CaptureStepper
 from .support import ankle_sole, clamp_width, contact_points, reach_share, sideways_pace, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
 from .touchdown import TouchdownWatch
@@ -87,6 +88,7 @@ class GaitController:
         width = rg.body.foot_spacing + config.max_step_width
         self.maker = FrameMaker(robot, rg, posture, points, width)
         self.recovery = Recovery(config.capture, tm.mass, 1.0 / config.plan_rate, self.maker)
+        self.stepper = CaptureStepper(config.stepping)
         m = tm.model
         self.feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
         self.pelvis = robot.body_id(rg.pelvis_body)
@@ -231,6 +233,8 @@ class GaitController:
         step, freedom = step + self.recovery.anchor + self.recovery.push_step(self.phases), None
         if self.recovery.engaged and not settling:  # the MPC moves the footholds (capture.py)
             x0, step = self.recovery.begin(meas, x0, step)
+        if not settling:  # footholds and step timing from the DCM while a push is engaged (stepping.py)
+            step, fb = self.stepper.step(self, meas, tuple(cmd), step, fb)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
         if self.recovery.engaged and not settling:
             fb, freedom = recover(self, meas, fb, phases)
@@ -240,7 +244,7 @@ class GaitController:
         contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
         if late.any() and any(contacts):  # the current support: the feet that are on the floor
             phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
-        if self.cfg.scaled_preview and not settling and (fb.kappa < pace or freedom is not None):
+        if self.cfg.scaled_preview and not settling and (fb.kappa < pace or freedom is not None or self.stepper.active):
             phases = stretch_first(phases, fb.kappa / pace)
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.cop_body, self.cfg.mpc.margin)
@@ -273,7 +277,7 @@ class GaitController:
     def _observe(self, velocity: np.ndarray, d: mujoco.MjData) -> None:
         """Update the push estimate from the CoM velocity and the floor's force (capture.py)."""
         force = self.recovery.floor_force(self.m, d, self.floor, self.contact_sum / self.sub)
-        self.external = self.recovery.observe(velocity, force)
+        self.external = self.stepper.external(self, self.recovery.observe(velocity, force))
         self.contact_sum = np.zeros(2)
 
     def _gate(self, meas: np.ndarray, timing: np.ndarray, command: np.ndarray) -> float:

@@ -1,0 +1,114 @@
+"""Capture stepping's geometry (kinemorph.control.stepping): the DCM prediction under a push, the
+nominal DCM offset, the reach limits (no crossing) and the step planner's foothold and timing."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from kinemorph.control.preview import SupportPhase
+from kinemorph.control.stepping import SteppingConfig, nominal_offset, plan_step, predict_dcm, within_reach
+from kinemorph.control.support import support_polygon
+from kinemorph.errors import ConfigError
+from kinemorph.gait import GaitBody
+
+BODY = GaitBody(pelvis_height=0.7, foot_spacing=0.24, heel=-0.055, toe=0.125, half_width=0.035)
+W = math.sqrt(9.81 / 0.72)
+LEFT, RIGHT = (0.0, 0.12, 0.0), (0.0, -0.12, 0.0)
+
+
+def _lip(xi: np.ndarray, p: np.ndarray, d: np.ndarray, t: float, n: int = 20000) -> np.ndarray:
+    """x'' = w^2 (x - p + d) integrated with small steps from x = xi, x' = 0 (so the DCM starts at xi)."""
+    x, v, h = np.array(xi, float), np.zeros(2), t / n
+    for _ in range(n):
+        v = v + h * W * W * (x - p + d)
+        x = x + h * v
+    return x + v / W
+
+
+def test_dcm_prediction_matches_the_pendulum_under_a_push() -> None:
+    foot = support_polygon([RIGHT, RIGHT], [False, True], BODY, 0.008)
+    d = np.array([0.0, -0.104])  # 1.5 N/kg from the left: pushed towards -y
+    xi = np.array([0.03, -0.10])
+    # ankle 0: the CoP at the sole centre moved into the push as far as the sole allows
+    p = foot.project(foot.centre + d)
+    assert np.allclose(predict_dcm(xi, d, foot, W, 0.3, 0.0), _lip(xi, p, d, 0.3), atol=1e-4)
+    assert p[1] == pytest.approx(-0.12 - (BODY.half_width - 0.008))  # the outer edge: d is wider than the sole
+    # the push carries the DCM further out than the pendulum alone
+    assert predict_dcm(xi, d, foot, W, 0.3, 0.0)[1] < predict_dcm(xi, np.zeros(2), foot, W, 0.3, 0.0)[1] - 0.1
+    # ankle 1: the CoP nearest xi + d; a DCM the sole can hold (xi + d inside it) stays where it is
+    held = np.array([0.03, -0.12 + 0.104 - 0.01])
+    assert np.allclose(predict_dcm(held, d, foot, W, 0.4, 1.0), held, atol=1e-9)
+
+
+def test_nominal_offset_is_the_steady_lip_gait() -> None:
+    period, length, width = 0.5, 0.1, 0.24
+    b = nominal_offset(RIGHT, (length, 0.12, 0.0), 1, W, period)
+    e = math.exp(W * period)
+    assert b[0] == pytest.approx(length / (e - 1.0)) and b[1] == pytest.approx(-width / (e + 1.0))
+    # steady alternation: from b at one touch-down, the pendulum on that foot gives b at the next
+    xi0 = np.array([length, 0.12]) + b
+    xi1 = (xi0 - np.array([length, 0.12])) * e + np.array([length, 0.12])
+    right_b = nominal_offset((length, 0.12, 0.0), (2 * length, -0.12, 0.0), -1, W, period)
+    assert np.allclose(xi1, np.array([2 * length, -0.12]) + right_b, atol=1e-9)
+    turned = nominal_offset((0.0, 0.0, math.pi / 2), (-0.24, 0.1, math.pi / 2), 1, W, period)  # heading +y
+    assert turned[1] == pytest.approx(length / (e - 1.0)) and turned[0] == pytest.approx(width / (e + 1.0))
+
+
+def test_reach_keeps_the_feet_apart_and_within_the_legs() -> None:
+    cfg = SteppingConfig(reach_forward=0.35, reach_back=0.3, reach_side=0.5)
+    # the right foot asked to land left of the standing left foot: beside it instead, and crossing > 0
+    land, inside = within_reach(np.array([0.05, 0.2]), LEFT, 0.0, -1, BODY, cfg)
+    need = 2 * BODY.half_width + 0.02
+    assert land[1] == pytest.approx(0.12 - need) and land[0] == pytest.approx(0.05)
+    assert inside == pytest.approx(need + 0.08)
+    land, inside = within_reach(np.array([-0.6, -0.7]), LEFT, 0.0, -1, BODY, cfg)  # too far back and out
+    assert np.allclose(land, [-0.3, 0.12 - 0.5]) and inside < 0
+    ok = np.array([0.1, -0.15])
+    land, inside = within_reach(ok, LEFT, 0.0, -1, BODY, cfg)
+    assert np.allclose(land, ok) and inside < 0
+
+
+def _left_swing(remaining: float) -> list[SupportPhase]:
+    """Standing on the right foot, the left landing in ``remaining`` s 0.1 m ahead, then both."""
+    feet = (LEFT, RIGHT)
+    landed = ((0.1, 0.12, 0.0), RIGHT)
+    return [SupportPhase(0.0, remaining, feet, (False, True), (False, False)),
+            SupportPhase(remaining, remaining + 0.1, landed, (True, True), (True, False))]  # fmt: skip
+
+
+def test_planner_steps_back_from_a_front_push_and_sooner_when_out_of_reach() -> None:
+    cfg = SteppingConfig(enabled=True, ankle=0.0, reach_back=0.3)
+    quiet = plan_step(np.array([0.03, -0.05]), np.zeros(2), _left_swing(0.3), BODY, W, 0.008, 0.5, cfg)
+    assert quiet is not None and quiet.foot == 0 and quiet.reachable and quiet.kappa == 1.0
+    d = np.array([-0.104, 0.0])  # 1.5 N/kg from the front
+    pushed = plan_step(np.array([-0.02, -0.05]), d, _left_swing(0.3), BODY, W, 0.008, 0.5, cfg)
+    assert pushed is not None and pushed.landing[0] < quiet.landing[0] - 0.2  # behind the falling CoM
+    assert pushed.landing[1] > -0.12 + 2 * BODY.half_width  # never across the standing foot
+    far = plan_step(np.array([-0.12, -0.05]), d, _left_swing(0.3), BODY, W, 0.008, 0.5, cfg)
+    assert far is not None and far.kappa > 1.0  # the step comes sooner: the nominal one is out of reach
+    assert far.landing[0] >= -0.3 - 1e-9
+
+
+def test_a_push_towards_the_standing_foot_makes_the_swinging_foot_land_early() -> None:
+    cfg = SteppingConfig(enabled=True, ankle=0.0)
+    d = np.array([0.0, -0.104])  # from the left: the left foot swings, the DCM runs to the right
+    plan = plan_step(np.array([0.0, -0.12]), d, _left_swing(0.3), BODY, W, 0.008, 0.5, cfg)
+    assert plan is not None and plan.crossing and plan.kappa == cfg.max_kappa
+    assert plan.landing[1] == pytest.approx(-0.12 + 2 * BODY.half_width + 0.02)  # beside the right foot
+    with pytest.raises(ConfigError, match="max_kappa"):
+        SteppingConfig(max_kappa=0.5)
+
+
+def test_only_the_component_along_the_push_is_the_dcms() -> None:
+    d = np.array([-0.104, 0.0])  # from the front: across it (sideways) the feedback's step stays
+    xi = np.array([-0.02, -0.09])
+    shift = np.array([0.01, 0.03])
+    along = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(along_push=True), shift)
+    free = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(along_push=False), shift)
+    assert along is not None and free is not None
+    assert along.landing[1] == pytest.approx(0.12 + shift[1])
+    assert along.landing[0] == pytest.approx(free.landing[0])  # along the push both are the DCM's
+    assert abs(free.landing[1] - along.landing[1]) > 0.01
