@@ -1,5 +1,5 @@
 """Push recovery parts (kinemorph.control.capture): the push estimate, the MPC's foothold
-freedom (mpc.StepFreedom) and the reach limits."""
+freedom (mpc.StepFreedom) and the reach limits; G1's pushes with the capture stepping (slow)."""
 
 from __future__ import annotations
 
@@ -184,9 +184,17 @@ def test_push_of_075_n_per_kg_is_recovered_with_all_three_feedbacks(pushes, spec
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="1.5 N/kg pushes are not recovered (README, Limitations; 0.75 N/kg is)", strict=False)
-@pytest.mark.parametrize("spec", ["1.5@4:front", "1.5@4:left"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "1.5@4:front",
+        pytest.param("1.5@4:left", marks=pytest.mark.xfail(
+            reason="falls at 4.99 s (right swing): the push comes as the right foot lands and the left must "
+            "step in beside it first (README, Limitations); 1.0 N/kg from the left falls at 5.79 s", strict=True)),
+    ],
+)  # fmt: skip
 def test_push_of_15_n_per_kg_is_recovered(pushes, spec: str) -> None:  # type: ignore[no-untyped-def]
+    """The capture stepping (stepping.py) acts above 1.1 N/kg: steps back from the front push."""
     sim = pushes[spec]
     span = (sim.log.time >= 4.0) & (sim.log.time < 6.0)
     assert sim.log.time_scaling_engaged[span].any() and sim.log.step_adjust_engaged[span].any()

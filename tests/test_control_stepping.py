@@ -106,8 +106,8 @@ def test_only_the_component_along_the_push_is_the_dcms() -> None:
     d = np.array([-0.104, 0.0])  # from the front: across it (sideways) the feedback's step stays
     xi = np.array([-0.02, -0.09])
     shift = np.array([0.01, 0.03])
-    along = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(along_push=True), shift)
-    free = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(along_push=False), shift)
+    along = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_share=0.0), shift)
+    free = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_share=1.0), shift)
     assert along is not None and free is not None
     assert along.landing[1] == pytest.approx(0.12 + shift[1])
     assert along.landing[0] == pytest.approx(free.landing[0])  # along the push both are the DCM's

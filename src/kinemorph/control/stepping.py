@@ -14,7 +14,8 @@ planner tick while the push recovery (capture.py) is engaged and its estimate is
 - **foothold** (after Khadiv et al. 2016): the landing foot goes to xi_T + d - b, b the DCM's
   offset from a landed foot in the nominal gait (b_x = L / (e^{wT} - 1) ahead, b_y = W / (e^{wT} + 1)
   inwards for steps of length L, width W, period T, from the planner's own next foothold); only
-  its component along the push (``along_push``; across it the feedback's step stays), within the
+  its component along the push (across it the feedback's step stays, plus ``across_share`` of
+  the DCM's), within the
   reach of the standing foot (``reach_*``, in its frame; sideways at least the feet's least
   separation: the feet never cross or collide). The result is the controller's foothold shift
   (every coming foothold moves with it), blended from the feedback's between ``min_push`` and
@@ -68,8 +69,8 @@ class SteppingConfig:
             to ``full_push`` [N/kg] its foothold and timing blend from the feedback's to its own.
         cross_tolerance: a DCM foothold this far inside the feet's least separation counts as
             across the standing foot [m].
-        along_push: only the foothold's component along the push is the DCM's (across it the gait
-            feedback's step adjustment stays).
+        across_share: share of the DCM foothold's component across the push that is taken (0: only
+            the component along the push is the DCM's, across it the gait feedback's step stays).
         model_push: while the stepping acts the CoM planner and the QP model the estimated push
             (as capture.CaptureConfig.model_push does for the whole recovery).
         ankle: where the prediction holds the CoP, from the support's centre leaning into the push (0)
@@ -88,7 +89,7 @@ class SteppingConfig:
     min_push: float = 1.1
     full_push: float = 1.3
     cross_tolerance: float = 0.02
-    along_push: bool = True
+    across_share: float = 0.0
     model_push: bool = True
     ankle: float = 0.5
     freeze: float = 0.05
@@ -174,9 +175,9 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
               shift: np.ndarray | None = None) -> StepPlan | None:  # fmt: skip
     """The capture step from the DCM xi (2,) and push offset d (2,) [m] over the nominal preview
     ``phases`` (preview.SupportPhase, without the step adjustment), or None without a landing
-    ahead or a standing foot. ``period``: time between touch-downs [s]. With ``along_push``
-    only the foothold's component along d is the DCM's; across it the foothold is the planner's
-    moved by ``shift`` (2,) [m] (the gait feedback's step adjustment)."""
+    ahead or a standing foot. ``period``: time between touch-downs [s]. Across d the foothold is
+    the planner's moved by ``shift`` (2,) [m] (the gait feedback's step adjustment) plus
+    ``across_share`` of the DCM foothold's difference from it."""
     steps = touchdowns(phases)
     if not steps:
         return None
@@ -196,10 +197,11 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
         x = _predict(xi, d, now, alone, ds, ss, body, omega, margin, cfg.ankle)
         want = x + cfg.push_share * d - nominal_offset(stance, first.pose, side, omega, period)
         n = float(np.linalg.norm(d))
-        if cfg.along_push and n > 1e-9:
+        if cfg.across_share < 1.0 and n > 1e-9:  # across the push: the feedback's foothold
             u = d / n
             base = np.array(first.pose[:2]) + (np.zeros(2) if shift is None else shift)
-            want = base + u * float(u @ (want - base))
+            along = u * float(u @ (want - base))
+            want = base + along + cfg.across_share * (want - base - along)
         landing, inside = within_reach(want, stance, first.pose[2], side, body, cfg)
         moved = float(np.linalg.norm(want - landing)) > 1e-6
         if inside > cfg.cross_tolerance and not double:  # across the standing foot: step as soon as it can
