@@ -193,7 +193,7 @@ def test_push_of_075_n_per_kg_is_recovered_with_all_three_feedbacks(pushes, spec
     "spec",
     [
         pytest.param("1.5@4:front", marks=pytest.mark.xfail(
-            reason="falls at 5.94 s (left swing; README, Limitations)", strict=True)),
+            reason="falls at 5.94 s (right swing; README, Limitations)", strict=True)),
         pytest.param("1.5@4:left", marks=pytest.mark.xfail(
             reason="falls at 5.20 s (right swing; README, Limitations); 1.0 N/kg left at 5.79 s", strict=True)),
         "1.5@4:front stepping",
