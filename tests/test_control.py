@@ -261,7 +261,7 @@ def test_each_style_walks_20_s(g1, style: str, command: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
-    ["in-place", "turning", "slow", "backward",
+    ["in-place", "turning", "slow", "backward", "strafing",
      pytest.param("forward", marks=pytest.mark.xfail(reason="T1 falls within 2 s at 0.5 m/s (README)", strict=False))],
 )  # fmt: skip
 def test_t1_walks_20_s(command: str) -> None:

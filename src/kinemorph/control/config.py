@@ -44,9 +44,11 @@ class ControlConfig:
         sideways_reach: share of the legs' sideways reach per cycle (``max_step_width`` wider than
             the stance width, less the feet's least separation) that a sideways command may use;
             a style whose cycle is too slow for the commanded strafing speed runs its clock faster
-            (pace = |v_y| T / reach, within the single-support limits) at the same speed, so its
-            steps fit the reach (0, the default: off, the planner's path runs ahead of the clamped
-            feet; 0.8 made T1's neutral strafing walk but T1's injured schedule fall, README).
+            (pace = |v_y| T / (share reach), within the single-support limits) at the same speed,
+            so its strides stay within that share (0: off, the planner's path runs ahead of the
+            clamped feet). 1.2, the default, above the 1.2-1.3 that the reach fixes alone walk on
+            G1: T1's relaxed strafing walks 20 s (fell at 10.88 s without); 1.0 made T1's relaxed
+            schedule fall at 12.46 s (README).
         smooth_reach: the reach limits' strafing fixes engage while a sideways command's stride per
             cycle (|v_y| T) is more than this share of the legs' sideways reach per cycle
             (support.reach_share; 0: whenever strafing, inf: never): they move a swing's landing
@@ -73,7 +75,7 @@ class ControlConfig:
     capture: CaptureConfig = field(default_factory=CaptureConfig)
     stepping: SteppingConfig = field(default_factory=SteppingConfig)
     scaled_preview: bool = True
-    sideways_reach: float = 0.0
+    sideways_reach: float = 1.2
     smooth_reach: float = 1.0
 
     def __post_init__(self) -> None:
