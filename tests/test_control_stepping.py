@@ -100,6 +100,8 @@ def test_a_push_towards_the_standing_foot_makes_the_swinging_foot_land_early() -
     assert plan.landing[1] == pytest.approx(-0.12 + 2 * BODY.half_width + 0.02)  # beside the right foot
     with pytest.raises(ConfigError, match="max_kappa"):
         SteppingConfig(max_kappa=0.5)
+    with pytest.raises(ConfigError, match="min_push"):
+        SteppingConfig(min_push=1.5, full_push=1.0)
 
 
 def test_only_the_component_along_the_push_is_the_dcms() -> None:
