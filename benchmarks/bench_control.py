@@ -106,8 +106,12 @@ def main() -> None:
     ap.add_argument("--styles", nargs="*", default=None)
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
     ap.add_argument("--duration", type=float, default=20.0)
-    ap.add_argument("--smooth-reach", type=float, default=1.0,
-                    help="ControlConfig.smooth_reach for the sweep (0: reach fixes whenever strafing, inf: never) [1]")
+    ap.add_argument(
+        "--smooth-reach",
+        type=float,
+        default=1.0,
+        help="ControlConfig.smooth_reach for the sweep (0: reach fixes whenever strafing, inf: never) [1]",
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push (--figure-push) (PNG)")
     ap.add_argument("--figure-push", default="0.5@5:left", help="the figure's push [default: 0.5@5:left]")
