@@ -327,6 +327,7 @@ class GaitController:
             com=np.stack([x, v, acc]),
             joints=a.joints + s * (b.joints - a.joints),
             external=self.external,
+            pushed=self.recovery.engaged,
         )
         out = self.wbc.solve(d, tg)
         self.contact_sum += out.foot_force[:, :2].sum(axis=0)

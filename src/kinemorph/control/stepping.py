@@ -80,6 +80,9 @@ class SteppingConfig:
         ankle: where the prediction holds the CoP, from the support's centre leaning into the push (0)
             to its point nearest xi + d (1, the ankle strategy's best).
         freeze: a swing this close to its touch-down keeps its foothold [s].
+        latch: the stepping goes on this long after the estimate fell below ``min_push`` [s]
+            (while the push recovery is engaged; along the strongest estimate's direction, its
+            own foothold and timing in full): the DCM the push left is stepped out too.
     """
 
     enabled: bool = False
@@ -97,6 +100,7 @@ class SteppingConfig:
     model_push: bool = True
     ankle: float = 0.5
     freeze: float = 0.05
+    latch: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
@@ -180,12 +184,13 @@ def _predict(xi: np.ndarray, d: np.ndarray, now: SupportPhase, alone: Polygon, d
 
 def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: GaitBody, omega: float,
               margin: float, period: float, cfg: SteppingConfig,
-              shift: np.ndarray | None = None) -> StepPlan | None:  # fmt: skip
+              shift: np.ndarray | None = None, axis: np.ndarray | None = None) -> StepPlan | None:  # fmt: skip
     """The capture step from the DCM xi (2,) and push offset d (2,) [m] over the nominal preview
     ``phases`` (preview.SupportPhase, without the step adjustment), or None without a landing
     ahead or a standing foot. ``period``: time between touch-downs [s]. Across d the foothold is
     the planner's moved by ``shift`` (2,) [m] (the gait feedback's step adjustment) plus
-    ``across_share`` of the DCM foothold's difference from it."""
+    ``across_share`` of the DCM foothold's difference from it; ``axis`` (2,), a unit vector: the
+    push's direction when given (else d's)."""
     steps = touchdowns(phases)
     if not steps:
         return None
@@ -205,8 +210,8 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
         x = _predict(xi, d, now, alone, ds, ss, body, omega, margin, cfg.ankle)
         want = x + cfg.push_share * d - nominal_offset(stance, first.pose, side, omega, period)
         n = float(np.linalg.norm(d))
-        if cfg.across_share < 1.0 and n > 1e-9:  # across the push: the feedback's foothold
-            u = d / n
+        if cfg.across_share < 1.0 and (n > 1e-9 or axis is not None):  # across the push: the feedback's foothold
+            u = d / n if axis is None else axis
             base = np.array(first.pose[:2]) + (np.zeros(2) if shift is None else shift)
             along = u * float(u @ (want - base))
             want = base + along + cfg.across_share * (want - base - along)
@@ -234,6 +239,9 @@ class CaptureStepper:
         self.last = np.zeros(2)  # the foothold shift of the last tick [m]
         self.plan: StepPlan | None = None
         self.landing = np.zeros(2)  # where the next foot lands [m]
+        self.axis = np.zeros(2)  # direction of the strongest push estimate while acting
+        self.strongest = 0.0  # its size [N/kg]
+        self.since = math.inf  # time since the estimate fell below min_push while acting [s]
 
     def external(self, ctl: GaitController, external: np.ndarray) -> np.ndarray:
         """The push force [N] (3,) the CoM planner and the QP model: the estimate while the stepping
@@ -256,6 +264,15 @@ class CaptureStepper:
         push = float(np.linalg.norm(rec.observer.estimate)) / ctl.mass  # [N/kg]
         on = self.cfg.enabled and rec.engaged and push > self.cfg.min_push
         share = min(1.0, (push - self.cfg.min_push) / max(self.cfg.full_push - self.cfg.min_push, 1e-9))
+        if on and push > self.strongest:
+            self.strongest, self.axis = push, rec.observer.estimate / (push * ctl.mass)
+        self.since = 0.0 if on else self.since + ctl.dt_plan
+        latched = self.cfg.enabled and rec.engaged and self.active and self.since < self.cfg.latch
+        extended = latched and not on
+        if extended:
+            on, share = True, 1.0
+        if not rec.engaged:
+            self.strongest = 0.0
         if not on:
             if self.active:  # the feedback's footholds go on from where the capture steps put them
                 rec.anchor = rec.anchor + (self.last - step)
@@ -268,7 +285,7 @@ class CaptureStepper:
         raw = preview(ctl.planner, ctl.maker.offset, cmd, 1.2, ctl._standing)
         timing = ctl.planner.sampler.sample(cmd).timing
         plan = plan_step(xi, d, raw, ctl.rg.body, w, ctl.cfg.mpc.margin, 0.5 * float(timing[3]), self.cfg,
-                         np.asarray(step, dtype=np.float64))  # fmt: skip
+                         np.asarray(step, dtype=np.float64), self.axis if extended else None)  # fmt: skip
         if plan is None:  # no landing ahead: the shift stays
             self.last = self.last if self.active else np.array(step, dtype=np.float64)
             self.active = True

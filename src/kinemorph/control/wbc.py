@@ -54,6 +54,9 @@ class WbcConfig:
         stance_pivots: a standing foot follows the reference's heel/toe pitch and only its points on
             the floor carry force (off: it is held flat and still on all four points, which walked
             farther in the tests here).
+        push_pelvis_weight: pelvis orientation weight while the push recovery is engaged
+            (``WbcTargets.pushed``; None: ``pelvis_weight``): lower lets the upper body lean and turn
+            into the push (a hip strategy).
         ankle_share: share of each ankle motor's torque limit that the CoM planner's CoP may need
             with the whole weight on one foot: its soles are cut to where the ankles hold the CoP
             (support.ankle_sole; 0: the whole sole).
@@ -89,6 +92,7 @@ class WbcConfig:
     hard_contacts: bool = False
     torque_limits: bool = False
     ankle_share: float = 0.0
+    push_pelvis_weight: float | None = None
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
@@ -111,6 +115,7 @@ class WbcTargets:
         com: horizontal CoM position, velocity, acceleration [m, m/s, m/s^2]. Shape: (3, 2).
         joints: target value of every actuated joint [rad] (upper body from the style). Shape: (nj,).
         external: estimated external force on the pelvis [N] (the QP's dynamics include it). Shape: (3,).
+        pushed: the push recovery is engaged (``WbcConfig.push_pelvis_weight``).
     """
 
     foot_pos: np.ndarray
@@ -124,6 +129,7 @@ class WbcTargets:
     com: np.ndarray
     joints: np.ndarray
     external: np.ndarray
+    pushed: bool = False
 
 
 @dataclass(frozen=True)
@@ -260,6 +266,8 @@ class WholeBody:
                 cols.append(np.einsum("pkn,ke->npe", Jp, self.B).reshape(nv, 4 * len(r)))
                 counts.append((f, len(r)))
         mujoco.mj_jacBody(m, d, self._jc, J[12:15], self.pelvis)
+        pw = cfg.push_pelvis_weight if tg.pushed and cfg.push_pelvis_weight is not None else cfg.pelvis_weight
+        wt[12:15] = pw
         h = h - self._jc.T @ tg.external  # the estimated push acts like a bias force
         u[12:15] = cfg.pelvis_kp * _rot_error(tg.pelvis_quat, d.xquat[self.pelvis]) + cfg.pelvis_kd * (
             tg.pelvis_omega - J[12:15] @ qd
