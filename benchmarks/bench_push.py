@@ -55,6 +55,8 @@ VARIANTS = {
     "stepping+latch1": lambda: _step(latch=1.0),
     "stepping+hard+latch1": lambda: _step(latch=1.0, hard_contacts=True),
     "stepping+hard+latch1.5": lambda: _step(latch=1.5, hard_contacts=True),
+    "stepping+hard+limits+latch1": lambda: _step(latch=1.0, hard_contacts=True, torque_limits=True),
+    "stepping+hard+limits+hip0.3": lambda: _step(hard_contacts=True, torque_limits=True, push_pelvis_weight=0.3),
     "friction0.75": lambda: _wbc(friction=0.75),
     "stepping+hard+friction0.75": lambda: _step(hard_contacts=True, friction=0.75),
     "hip3": lambda: _wbc(push_pelvis_weight=3.0),
