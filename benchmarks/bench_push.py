@@ -36,8 +36,9 @@ def _wbc(**kw: object) -> ControlConfig:
     return ControlConfig(wbc=dataclasses.replace(WbcConfig(), **kw))
 
 
-def _step(latch: float = 0.0, **kw: object) -> ControlConfig:
-    stepping = SteppingConfig(enabled=True, latch=latch)
+def _step(latch: float = 0.0, max_kappa: float = 2.0, min_push: float = 1.1, **kw: object) -> ControlConfig:
+    stepping = SteppingConfig(enabled=True, latch=latch, max_kappa=max_kappa, min_push=min_push,
+                              full_push=min_push + 0.2)  # fmt: skip
     return ControlConfig(stepping=stepping, wbc=dataclasses.replace(WbcConfig(), **kw))
 
 
@@ -57,6 +58,9 @@ VARIANTS = {
     "stepping+hard+latch1.5": lambda: _step(latch=1.5, hard_contacts=True),
     "stepping+hard+limits+latch1": lambda: _step(latch=1.0, hard_contacts=True, torque_limits=True),
     "stepping+hard+limits+hip0.3": lambda: _step(hard_contacts=True, torque_limits=True, push_pelvis_weight=0.3),
+    "stepping+hard+limits+kappa3": lambda: _step(max_kappa=3.0, hard_contacts=True, torque_limits=True),
+    "stepping+latch1+pushc": lambda: _step(latch=1.0, push_constraints=True),
+    "stepping1.25+hard+limits+latch1": lambda: _step(latch=1.0, min_push=1.25, hard_contacts=True, torque_limits=True),
     "friction0.75": lambda: _wbc(friction=0.75),
     "stepping+hard+friction0.75": lambda: _step(hard_contacts=True, friction=0.75),
     "hip3": lambda: _wbc(push_pelvis_weight=3.0),

@@ -57,6 +57,8 @@ class WbcConfig:
         push_pelvis_weight: pelvis orientation weight while the push recovery is engaged
             (``WbcTargets.pushed``; None: ``pelvis_weight``): lower lets the upper body lean and turn
             into the push (a hip strategy).
+        push_constraints: while the push recovery is engaged (``WbcTargets.pushed``) the QP runs
+            with ``hard_contacts`` and ``torque_limits`` on.
         ankle_share: share of each ankle motor's torque limit that the CoM planner's CoP may need
             with the whole weight on one foot: its soles are cut to where the ankles hold the CoP
             (support.ankle_sole; 0: the whole sole).
@@ -93,6 +95,7 @@ class WbcConfig:
     torque_limits: bool = False
     ankle_share: float = 0.0
     push_pelvis_weight: float | None = None
+    push_constraints: bool = False
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
@@ -295,7 +298,8 @@ class WholeBody:
             H[nv:, nv:] = cfg.torque_reg * Qa.T @ Qa + cfg.force_reg * np.eye(nc)
         E = np.hstack([M[:6], -Q[:6]])
         b = -h[:6]
-        if cfg.hard_contacts:
+        pushed = cfg.push_constraints and tg.pushed
+        if cfg.hard_contacts or pushed:
             stance = [6 * f + i for f in range(2) if tg.contacts[f] for i in range(6)]
             if stance:
                 E = np.vstack([E, np.hstack([J[stance], np.zeros((len(stance), nc))])])
@@ -311,7 +315,7 @@ class WholeBody:
         lo[nv:] = 0.0
         hi[nv:] = cfg.max_force
         A_t = t_lo = t_hi = None
-        if cfg.torque_limits:  # |M_a qdd + h_a - Q_a rho| <= the motors' limits
+        if cfg.torque_limits or pushed:  # |M_a qdd + h_a - Q_a rho| <= the motors' limits
             ad = self.act_dof
             A_t = np.hstack([M[ad], -Q[ad]])
             t_lo, t_hi = -self.limit - h[ad], self.limit - h[ad]

@@ -1,0 +1,96 @@
+"""The whole-body QP's push options (control/wbc.py): hard contacts and torque limits while pushed
+(``push_constraints``), the pelvis orientation weight while pushed (``push_pelvis_weight``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import mujoco
+import numpy as np
+import pytest
+
+from kinemorph.control.wbc import WbcTargets
+
+
+@pytest.fixture(scope="module")
+def standing():  # type: ignore[no-untyped-def]
+    """G1 standing in the gait's first pose, with its controller (the QP is ctl.wbc)."""
+    from conftest import robot_or_skip
+    from kinemorph.control import ControlConfig
+    from kinemorph.control.controller import GaitController
+    from kinemorph.control.loop import _standing
+    from kinemorph.gait import load_style
+    from kinemorph.gait.robot_table import robot_gait
+    from kinemorph.sim import build_torque_model
+
+    robot = robot_or_skip("unitree_g1")
+    rg = robot_gait(robot)
+    tm = build_torque_model(robot)
+    style = load_style("neutral")
+    q0 = _standing(style, robot, rg, np.zeros(3))
+    d = mujoco.MjData(tm.model)
+    d.qpos[:] = q0
+    mujoco.mj_forward(tm.model, d)
+    ctl = GaitController(style, robot, rg, tm, q0[7:], ControlConfig())
+    return tm, d, ctl
+
+
+def _targets(d: mujoco.MjData, ctl, *, pushed: bool, com_acc: float = 8.0, tilt: float = 0.0) -> WbcTargets:  # type: ignore[no-untyped-def]
+    feet = list(ctl.feet)
+    quat = d.xquat[ctl.pelvis].copy()
+    if tilt:  # the pelvis reference pitched by ``tilt`` [rad]
+        q = np.empty(4)
+        mujoco.mju_axisAngle2Quat(q, np.array([0.0, 1.0, 0.0]), tilt)
+        mujoco.mju_mulQuat(quat, q, d.xquat[ctl.pelvis].copy())
+    com = np.zeros((3, 2))
+    com[0] = d.subtree_com[1, :2]
+    com[2] = [-com_acc, 0.0]  # a CoM acceleration far beyond what the soles can give
+    return WbcTargets(
+        foot_pos=d.xpos[feet].copy(), foot_quat=d.xquat[feet].copy(), foot_vel=np.zeros((2, 6)),
+        contacts=np.array([True, True]), points=np.ones((2, 4), dtype=bool), pelvis_quat=quat,
+        pelvis_omega=np.zeros(3), height=np.array([d.xpos[ctl.pelvis, 2], 0.0]), com=com,
+        joints=d.qpos[ctl.wbc.joint_qadr].copy(), external=np.zeros(3), pushed=pushed,
+    )  # fmt: skip
+
+
+def _foot_accel(tm, d: mujoco.MjData, ctl, qdd: np.ndarray) -> float:  # type: ignore[no-untyped-def]
+    """Largest standing-foot acceleration the QP planned (the robot is at rest: J qdd)."""
+    jp, jr = np.zeros((3, tm.model.nv)), np.zeros((3, tm.model.nv))
+    out = 0.0
+    for body in ctl.feet:
+        mujoco.mj_jacBody(tm.model, d, jp, jr, body)
+        out = max(out, float(np.abs(np.vstack([jp, jr]) @ qdd).max()))
+    return out
+
+
+def test_push_constraints_hold_the_standing_feet_only_while_pushed(standing) -> None:  # type: ignore[no-untyped-def]
+    tm, d, ctl = standing
+    wbc = ctl.wbc
+    base = wbc.cfg
+    try:
+        wbc.cfg = dataclasses.replace(base, push_constraints=True)
+        soft = wbc.solve(d, _targets(d, ctl, pushed=False))
+        hard = wbc.solve(d, _targets(d, ctl, pushed=True))
+    finally:
+        wbc.cfg = base
+    assert soft.status == "solved" and hard.status == "solved"
+    # the soft stance task gives way to the CoM task; the equality does not
+    assert _foot_accel(tm, d, ctl, soft.qdd) > 1e-2
+    assert _foot_accel(tm, d, ctl, hard.qdd) < 1e-5
+    assert np.all(np.abs(hard.torque) <= wbc.limit + 1e-9)
+
+
+def test_push_pelvis_weight_lets_the_pelvis_go_while_pushed(standing) -> None:  # type: ignore[no-untyped-def]
+    tm, d, ctl = standing
+    wbc = ctl.wbc
+    base = wbc.cfg
+    jp, jr = np.zeros((3, tm.model.nv)), np.zeros((3, tm.model.nv))
+    mujoco.mj_jacBody(tm.model, d, jp, jr, ctl.pelvis)
+    try:
+        wbc.cfg = dataclasses.replace(base, push_pelvis_weight=0.01)
+        held = wbc.solve(d, _targets(d, ctl, pushed=False, com_acc=0.0, tilt=0.1))
+        free = wbc.solve(d, _targets(d, ctl, pushed=True, com_acc=0.0, tilt=0.1))
+    finally:
+        wbc.cfg = base
+    # the pelvis pitch task drives the pelvis' angular acceleration; with a weak weight much less
+    assert abs(float((jr @ free.qdd)[1])) < 0.5 * abs(float((jr @ held.qdd)[1]))
