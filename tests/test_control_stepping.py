@@ -114,3 +114,18 @@ def test_only_the_component_along_the_push_is_the_dcms() -> None:
     assert along.landing[1] == pytest.approx(0.12 + shift[1])
     assert along.landing[0] == pytest.approx(free.landing[0])  # along the push both are the DCM's
     assert abs(free.landing[1] - along.landing[1]) > 0.01
+
+
+def test_after_the_push_the_latched_step_stays_along_the_push_axis() -> None:
+    """SteppingConfig.latch: with the push gone (d = 0) the foothold is still the DCM's only along
+    the push's direction (``axis``); across it the feedback's step stays."""
+    xi = np.array([-0.06, -0.09])  # the DCM the front push left behind, and a sideways drift
+    shift = np.array([0.0, 0.02])
+    axis = np.array([-1.0, 0.0])
+    latched = plan_step(xi, np.zeros(2), _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift, axis)
+    free = plan_step(xi, np.zeros(2), _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift)
+    assert latched is not None and free is not None
+    assert latched.landing[1] == pytest.approx(0.12 + shift[1])  # across the push: the planner's + the shift
+    assert latched.landing[0] == pytest.approx(free.landing[0])  # along it: the DCM's
+    assert latched.landing[0] < -0.1  # behind the standing foot, where the DCM goes
+    assert abs(free.landing[1] - latched.landing[1]) > 0.01  # without the axis the whole DCM foothold
