@@ -81,7 +81,8 @@ def feet_stats(sim, push: Push, limit: np.ndarray) -> np.ndarray:
     """From the push to the fall (or 2 s after the push): how far the feet the plan has standing slid
     while loaded (> 50 N in MuJoCo) [cm, largest of the two], the share of their ticks with the QP's
     force at its pyramid's edge (ratio >= 0.59), the share unloaded against the plan (MuJoCo < 10 N
-    while the QP has > 50 N), and the share of ticks with a motor at its torque limit. Shape: (4,)."""
+    while the QP has > 50 N), the share of ticks with a motor at its torque limit, and the slide
+    up to 0.3 s before the fall (the collapse left out) [cm]. Shape: (5,)."""
     log = sim.log
     end = sim.fall_time if sim.fell else push.start + 2.0
     span = (log.time >= push.start) & (log.time <= end)
@@ -97,7 +98,9 @@ def feet_stats(sim, push: Push, limit: np.ndarray) -> np.ndarray:
     bind = float((stand & (fq[..., 2] > 1.0) & (ratio >= 0.59)).sum()) / n
     unloaded = float((stand & (fm[..., 2] < 10.0) & (fq[..., 2] > 50.0)).sum()) / n
     sat = float((np.abs(log.torque[span]) >= 0.999 * limit).any(axis=1).mean())
-    return np.array([slid, bind, unloaded, sat])
+    early = log.time[span] <= end - (0.3 if sim.fell else 0.0)
+    before = 100 * (vel[span] * loaded * dt)[early].sum(axis=0).max()
+    return np.array([slid, bind, unloaded, sat, before])
 
 
 def matrix(variants: list[str], sides: list[str], times: list[float], force: float, duration: float,
@@ -115,8 +118,9 @@ def matrix(variants: list[str], sides: list[str], times: list[float], force: flo
             extra = ""
             if stats:
                 m = np.mean(rows, axis=0)
-                extra = (f"  | mean: standing foot slid {m[0]:.1f} cm, QP pyramid edge {100 * m[1]:.0f}%, "
-                         f"unloaded {100 * m[2]:.0f}%, torque at limit {100 * m[3]:.0f}% of ticks")  # fmt: skip
+                extra = (f"  | mean: standing foot slid {m[0]:.1f} cm ({m[4]:.1f} cm until 0.3 s before a fall), "
+                         f"QP pyramid edge {100 * m[1]:.0f}%, unloaded {100 * m[2]:.0f}%, "
+                         f"torque at limit {100 * m[3]:.0f}% of ticks")  # fmt: skip
             print(f"{name:24s} {force:g} N/kg {side:5s} " + " ".join(f"{c:>5s}" for c in cells)
                   + f"  recovered {ok}/{len(cells)}{extra}", flush=True)  # fmt: skip
 
