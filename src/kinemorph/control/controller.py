@@ -27,7 +27,7 @@ from ..gait.robot_table import RobotGait
 from ..gait.style import Style
 from ..robots.robot import Robot
 from ..sim.model import TorqueModel
-from .capture import Recovery, chosen, recover
+from .capture import Recovery
 from .config import ControlConfig
 from .feedback import FeedbackState, GaitFeedback
 from .gate import liftoff_cap
@@ -230,39 +230,32 @@ class GaitController:
         n = float(np.linalg.norm(step))
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
-        step, freedom = step + self.recovery.anchor + self.recovery.push_step(self.phases), None
-        if self.recovery.engaged and not settling:  # the MPC moves the footholds (capture.py)
-            x0, step = self.recovery.begin(meas, x0, step)
+        step = step + self.recovery.anchor
         if not settling:  # footholds and step timing from the DCM while a push is engaged (stepping.py)
             step, fb = self.stepper.step(self, meas, tuple(cmd), step, fb)
         phases = self._phases(tuple(cmd), step, max(0.0, self.cfg.settle_time - self.time))
-        if self.recovery.engaged and not settling:
-            fb, freedom = recover(self, meas, fb, phases)
         if pace > 1.0:
             phases = [dataclasses.replace(ph, start=ph.start / pace, end=ph.end / pace) for ph in phases]
         ph = phases[0]
         contacts = tuple(ph.contacts[f] and not late[f] for f in range(2))
         if late.any() and any(contacts):  # the current support: the feet that are on the floor
             phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
-        if self.cfg.scaled_preview and not settling and (fb.kappa < pace or freedom is not None or self.stepper.active):
+        if self.cfg.scaled_preview and not settling and (fb.kappa < pace or self.stepper.active):
             phases = stretch_first(phases, fb.kappa / pace)
         self.phases = phases
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.cop_body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
         cop_now = poly.project(cop_now)
         plan = solve_mpc(phases, x0, cop_now, body=self.cop_body, height=self.height, gravity=self.gravity,
-                         config=self.cfg.mpc, offset=lean, steps=freedom)  # fmt: skip
+                         config=self.cfg.mpc, offset=lean)  # fmt: skip
         solved = plan.status == "solved"
-        if solved and freedom is not None:
-            step = chosen(self, plan, freedom)
-            fb = dataclasses.replace(fb, step=step, step_engaged=True)
         if solved:
             self.plan, self.plan_time = plan, self.time
             self.com_ref = x0
         # the reference frame at t + dt
         ref = self.planner.step(tuple(cmd), 0.0 if settling else fb.kappa * self.dt_plan)
         timing = self.planner.sampler.sample(tuple(cmd)).timing
-        self.prev, self.recovery.last = self.next, step
+        self.prev = self.next
         self.next = self.maker.frame(ref, swing_progress(self.planner.phase, timing), step)
         self.time += self.dt_plan
         com_ref = np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -81,7 +81,6 @@ class MpcPlan:
         state: initial CoM state rows (x, x') per axis (x, y) [m, m/s]. Shape: (2, 2).
         omega: pendulum frequency sqrt(g / z) [1/s].
         status: the QP's status ("solved" when it is).
-        shift: the foothold shift the plan chose (``StepFreedom``; zero without) [m]. Shape: (2,).
     """
 
     times: np.ndarray
@@ -90,7 +89,6 @@ class MpcPlan:
     state: np.ndarray
     omega: float
     status: str
-    shift: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
     def cop_at(self, t: float) -> np.ndarray:
         """CoP [m] at t [s] after the solve (linear between waypoints). Shape: (2,)."""
@@ -116,30 +114,6 @@ class MpcPlan:
         ch, sh = math.cosh(w * h), math.sinh(w * h)
         y, yd = y0 * ch + yd0 / w * sh, y0 * w * sh + yd0 * ch
         return p + y, s + yd, w * w * y
-
-
-@dataclass(frozen=True)
-class StepFreedom:
-    """The coming footholds as a variable of the MPC: all of them move by one shift s (2,) [m].
-
-    The polygons of the phases whose feet have all landed in the preview move with s (linear in
-    s); a double support of a standing foot and a landed one is the landed foot's sole alone past
-    its first node (conservative: the CoP goes from the standing foot to the landed one through
-    their hull). Cost ``weight`` |s - previous|^2 + ``pull`` |s|^2; limits A s <= b (the leg's reach).
-
-    Attributes:
-        previous: the shift of the last solve [m]. Shape: (2,).
-        A: reach limits' rows. Shape: (K, 2).
-        b: reach limits' offsets [m]. Shape: (K,).
-        weight: weight on the change from ``previous`` [1/m^2].
-        pull: weight on the shift itself [1/m^2].
-    """
-
-    previous: np.ndarray
-    A: np.ndarray
-    b: np.ndarray
-    weight: float = 10.0
-    pull: float = 1.0
 
 
 def _forward(x: np.ndarray, v: np.ndarray, p0: np.ndarray, p1: np.ndarray, d: float, w: float) -> tuple:
@@ -198,42 +172,25 @@ def solve_mpc(
     gravity: float,
     config: MpcConfig,
     offset: np.ndarray | None = None,
-    steps: StepFreedom | None = None,
 ) -> MpcPlan:
     """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,).
     ``offset`` d [m] (2,): a constant horizontal force F on the CoM (an estimated push), as
     x'' = w^2 (x - p + d) with d = F / (m w^2); the pendulum is solved in p' = p - d, whose
-    polygons are the support polygons moved by -d. The plan's ``cop`` is p'. ``steps``: the
-    coming footholds' shift is a variable too (StepFreedom)."""
+    polygons are the support polygons moved by -d. The plan's ``cop`` is p'."""
     cfg = config
     w = math.sqrt(gravity / height)
     d = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
     times = node_times(phases, cfg)
     n = len(times) - 1
-    moves = np.zeros(len(phases))
-    mixed = np.zeros(len(phases), dtype=bool)
-    polys = []
-    for i, ph in enumerate(phases):
-        down = [f for f in range(2) if ph.contacts[f]]
-        landed = [f for f in down if ph.landed[f]]
-        contacts = list(ph.contacts)
-        if steps is not None and landed:
-            moves[i] = 1.0
-            if len(landed) < len(down):  # a standing foot and a landed one: the landed foot's sole
-                mixed[i] = True
-                contacts = [f in landed for f in range(2)]
-        polys.append(support_polygon(list(ph.feet), contacts, body, cfg.margin))
+    polys = [support_polygon(list(ph.feet), list(ph.contacts), body, cfg.margin) for ph in phases]
     ends = np.array([ph.end for ph in phases])
-    starts = np.array([ph.start for ph in phases])
-    nf = 2 * (n + 1)
-    nv = nf + (2 if steps is not None else 0)
+    nv = 2 * (n + 1)
     ix, iy = np.arange(n + 1), n + 1 + np.arange(n + 1)
     H = np.zeros((nv, nv))
     g = np.zeros(nv)
     # terminal capture point, with the final state eliminated (module docstring)
     final = phases[min(int(np.searchsorted(ends, cfg.preview - 1e-9)), len(phases) - 1)]
     last = support_polygon(list(final.feet), [True, True], body, cfg.margin)
-    s_final = 0.0  # the final capture point stays on the nominal footholds (a moving one let the plans run away)
     G = backward_map(times, w)
     r = G[0, 2:] + G[1, 2:] / w
     decay = math.exp(-w * (times[-1] - times[0]))
@@ -242,8 +199,6 @@ def solve_mpc(
         rhs = cp0 - decay * (last.centre[a] - d[a])
         row = np.zeros(nv)
         row[idx] = r
-        if steps is not None:
-            row[nf + a] = decay * s_final
         H += cfg.terminal_weight * np.outer(row, row)
         g -= cfg.terminal_weight * rhs * row
     # centres and constraints per node: each node lies in the phases on both sides of it
@@ -251,10 +206,8 @@ def solve_mpc(
     after = np.minimum(np.searchsorted(ends, times + 1e-6), len(polys) - 1)
     cen = np.array([p.centre for p in polys]) - d
     centres = 0.5 * (cen[before] + cen[after])
-    share = 0.5 * (moves[before] + moves[after])
     pairs = [(k, int(before[k])) for k in range(1, n + 1)]
     pairs += [(k, int(after[k])) for k in range(1, n + 1) if after[k] != before[k]]
-    pairs = [(k, i) for k, i in pairs if not (mixed[i] and times[k] <= starts[i] + 1e-6)]
     Acat = np.concatenate([polys[i].A for _, i in pairs])
     bcat = np.concatenate([polys[i].b - polys[i].A @ d for _, i in pairs])
     node = np.concatenate([np.full(len(polys[i].b), k) for k, i in pairs])
@@ -262,14 +215,6 @@ def solve_mpc(
     rows = np.arange(len(bcat))
     A_in[rows, ix[node]] = Acat[:, 0]
     A_in[rows, iy[node]] = Acat[:, 1]
-    if steps is not None:
-        mv = np.concatenate([np.full(len(polys[i].b), moves[i]) for _, i in pairs])
-        A_in[rows, nf] = -Acat[:, 0] * mv
-        A_in[rows, nf + 1] = -Acat[:, 1] * mv
-        reach = np.zeros((len(steps.b), nv))
-        reach[:, nf:] = steps.A
-        A_in = np.vstack([A_in, reach])
-        bcat = np.concatenate([bcat, steps.b])
     D = np.zeros((n, n + 1))
     D[np.arange(n), np.arange(n)] = -1.0
     D[np.arange(n), np.arange(1, n + 1)] = 1.0
@@ -277,19 +222,12 @@ def solve_mpc(
     for idx, axis in ((ix, 0), (iy, 1)):
         H[np.ix_(idx, idx)] += DD
         g[idx] -= cfg.centre_weight * centres[:, axis]
-        if steps is not None:  # the centres move with the shift: w_c |p_k - c_k - share_k s|^2
-            j = nf + axis
-            H[idx, j] -= cfg.centre_weight * share
-            H[j, idx] -= cfg.centre_weight * share
-            H[j, j] += cfg.centre_weight * float(share @ share) + steps.weight + steps.pull
-            g[j] += cfg.centre_weight * float(share @ centres[:, axis]) - steps.weight * steps.previous[axis]
     lo = np.full(nv, -np.inf)
     hi = np.full(nv, np.inf)
     lo[ix[0]] = hi[ix[0]] = cop_now[0] - d[0]
     lo[iy[0]] = hi[iy[0]] = cop_now[1] - d[1]
     res = solve_qp(H, g, A=A_in, upper=bcat, x_lower=lo, x_upper=hi)
     cop = np.stack([res.x[ix], res.x[iy]], axis=1)
-    shift = res.x[nf:].copy() if steps is not None else np.zeros(2)
     return MpcPlan(
         times=times,
         cop=cop + d,
@@ -297,5 +235,4 @@ def solve_mpc(
         state=np.asarray(state, dtype=np.float64).copy(),
         omega=w,
         status=res.status,
-        shift=shift,
     )
