@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kinemorph.retarget.quadruped.rolling import paw_sphere, rolled_feet
+from kinemorph.retarget.quadruped.rolling import rolled_feet
+from kinemorph.robots.geometry import round_geom
 from test_quality_round_feet import T, _go2, _moved, _paw, _times
 
 
@@ -17,7 +18,7 @@ def test_a_paw_turning_on_the_spot_gets_targets_that_roll() -> None:
     pitch = 0.4 * np.sin(0.5 * np.pi * _times())
     motion = _moved(robot, q0, pitch, np.zeros((T, 3)))
     feet = tuple(f for _, f in robot.legs)
-    assert all(paw_sphere(robot, f) is not None for f in feet)
+    assert all(round_geom(robot, f, capsule=False) is not None for f in feet)
     ids = [robot.body_id(f) for f in feet]
     planned = robot.fk(motion.qpos).positions[:, ids]  # (T, 4, 3): the centres, still for FL
     contacts = np.zeros((T, 4), dtype=bool)

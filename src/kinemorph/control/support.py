@@ -191,12 +191,12 @@ def ankle_sole(
     return dataclasses.replace(body, heel=float(heel), toe=float(toe), half_width=float(half))
 
 
-def reach_share(max_width: float, body: GaitBody, vy: float, timing: np.ndarray) -> float:
-    """The sideways stride of one gait cycle at ``vy`` [m/s] (|v_y| T) over the legs' sideways reach
-    per cycle (``max_width`` less the feet's least separation; 0 when unlimited or standing still).
-    Above 1 the planner's path runs ahead of the feet the reach limits hold back. ``timing``:
-    [t_LTD, t_RLO, t_RTD, T] [s]."""
-    reach = max_width - min_separation(body, 0.0)
+def reach_share(max_width: float, body: GaitBody, vy: float, timing: np.ndarray, share: float = 1.0) -> float:
+    """The sideways stride of one gait cycle at ``vy`` [m/s] (|v_y| T) over ``share`` of the legs'
+    sideways reach per cycle (``max_width`` less the feet's least separation; 0 when unlimited or
+    standing still). Above 1 the planner's path runs ahead of the feet the reach limits hold back.
+    ``timing``: [t_LTD, t_RLO, t_RTD, T] [s]."""
+    reach = share * (max_width - min_separation(body, 0.0))
     if vy == 0.0 or not math.isfinite(max_width) or reach <= 0:
         return 0.0
     return abs(vy) * float(timing[3]) / reach
@@ -210,12 +210,9 @@ def sideways_pace(
     least separation; controller.ControlConfig.sideways_reach; 1: as the style times it, also when
     ``share`` <= 0). ``timing``: [t_LTD, t_RLO, t_RTD, T] [s]; ``lowest``: the shortest single and
     double support the time scaling allows [s] (no phase gets shorter)."""
-    if share <= 0 or not math.isfinite(max_width):
-        return 1.0
-    reach = share * (max_width - min_separation(body, 0.0))
-    if reach <= 0:
+    if share <= 0:
         return 1.0
     ltd, rlo, rtd, cycle = (float(x) for x in timing)
     single, double = min(ltd, rtd - rlo), min(rlo - ltd, cycle - rtd)
     most = min(single / lowest[0], double / lowest[1])
-    return min(max(1.0, abs(vy) * cycle / reach), max(1.0, most))
+    return min(max(1.0, reach_share(max_width, body, vy, timing, share)), max(1.0, most))

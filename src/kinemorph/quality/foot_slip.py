@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import mujoco
 import numpy as np
 
 from ..errors import ConfigError
 from ..motion.contacts import detect_contacts, speeds
-from ..robots.geometry import collision_geoms, lowest_points
+from ..robots.geometry import lowest_points, round_geom
 from ..robots.robot import Robot, RobotPose
 from ..robots.robot_motion import RobotMotion
 from ._common import CM_PER_M, check_motion, clip_pose, nan_max, nan_mean
@@ -148,18 +147,6 @@ def foot_slip(
         if planted[:, f].any():
             per_foot[f] = float(slide[planted[:, f]].mean()) * CM_PER_M
     return FootSlip(nan_mean(per_foot), nan_max(per_foot), per_foot, planted, slide_all, rolling)
-
-
-_ROUND = (int(mujoco.mjtGeom.mjGEOM_SPHERE), int(mujoco.mjtGeom.mjGEOM_CAPSULE))
-
-
-def round_geom(robot: Robot, foot: str) -> int | None:
-    """The geom a round foot stands on: its only collision geom when that is a sphere or a capsule;
-    None for a flat foot (several geoms, a box, a mesh...)."""
-    geoms = collision_geoms(robot, foot)
-    if len(geoms) == 1 and int(robot.model.geom_type[geoms[0]]) in _ROUND:
-        return int(geoms[0])
-    return None
 
 
 def contact_point_speed(robot: Robot, geom: int, xpos: np.ndarray, xmat: np.ndarray, fps: float) -> np.ndarray:

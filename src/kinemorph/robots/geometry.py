@@ -27,6 +27,17 @@ def collision_geoms(robot: Robot, body: str) -> np.ndarray:
     return np.array(ids, dtype=np.int64)
 
 
+def round_geom(robot: Robot, body: str, *, capsule: bool = True) -> int | None:
+    """The geom a round foot stands on: the body's only collision geom (:func:`collision_geoms`)
+    when that is a sphere (or a capsule, with ``capsule``); None for a flat foot (several geoms, a
+    box, a mesh...)."""
+    geoms = collision_geoms(robot, body)
+    kinds = (int(_T.mjGEOM_SPHERE), int(_T.mjGEOM_CAPSULE)) if capsule else (int(_T.mjGEOM_SPHERE),)
+    if len(geoms) == 1 and int(robot.model.geom_type[geoms[0]]) in kinds:
+        return int(geoms[0])
+    return None
+
+
 def _all_collision_geoms(robot: Robot) -> np.ndarray:
     m = robot.model
     keep = (m.geom_contype != 0) | (m.geom_conaffinity != 0)

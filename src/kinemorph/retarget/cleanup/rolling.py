@@ -25,14 +25,12 @@ def rolled_anchors(
     interval and the ``lift_frames`` after it (the clean-up holds a lifting point's x, y there) by
     the rolling shift of its body's turns in qpos (T, nq) (points of radius 0: kept)."""
     out = np.repeat(anchors[None, :, :2], qpos.shape[0], axis=0)
-    rots: dict[int, np.ndarray] = {}
+    rots: np.ndarray | None = None
     for c in range(points.count):
         a, r = int(points.start[c]), float(points.radius[c])
         b = min(int(points.stop[c]) + lift_frames, qpos.shape[0])
         if r <= 0.0 or b - a < 2:
             continue
-        body = int(points.body[c])
-        if body not in rots:
-            rots[body] = body_rotations(robot, qpos, body)
-        out[a:b, c] += roll_shift(rots[body], r, a, b)
+        rots = body_rotations(robot, qpos) if rots is None else rots
+        out[a:b, c] += roll_shift(rots[:, int(points.body[c])], r, a, b)
     return out

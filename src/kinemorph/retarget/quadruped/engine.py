@@ -17,6 +17,7 @@ from ...errors import KinemorphError
 from ...mapping.mapping import Mapping
 from ...motion.motion import Motion
 from ...progress import Progress
+from ...robots.geometry import round_geom
 from ...robots.robot import Robot
 from ...robots.robot_motion import Keypoints, RobotMotion
 from ..gmr import GmrConfig, solve_gmr
@@ -24,7 +25,7 @@ from ..settings import StageTasks
 from ..solve import solve_sequence
 from .config import QuadrupedConfig
 from .planner import plan, source_contacts
-from .rolling import paw_sphere, rolled_feet
+from .rolling import rolled_feet
 
 
 def _check(motion: Motion, robot: Robot) -> None:
@@ -95,7 +96,7 @@ def solve_quadruped(
         progress=progress,
     )  # fmt: skip
     feet_targets = p.feet
-    if cfg.roll_paws and any(paw_sphere(robot, f) is not None for f in feet):  # rolling paws (rolling.py)
+    if cfg.roll_paws and any(round_geom(robot, f, capsule=False) is not None for f in feet):  # rolling.py
         feet_targets = rolled_feet(robot, sol.qpos, p.feet, p.contacts, feet)
         targets[:, 0, 1:, :3] = feet_targets
         sol = solve_sequence(

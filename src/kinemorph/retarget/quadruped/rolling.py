@@ -20,31 +20,17 @@ small shift: a centimetre on a 20 cm calf).
 
 from __future__ import annotations
 
-import mujoco
 import numpy as np
 
 from ...motion.contacts import contact_intervals
-from ...robots.geometry import collision_geoms
+from ...robots.geometry import round_geom
 from ...robots.robot import Robot
+from ...transforms import quat_to_mat
 
 
-def paw_sphere(robot: Robot, foot: str) -> int | None:
-    """The foot's only collision geom when it is a sphere, else None."""
-    geoms = collision_geoms(robot, foot)
-    if len(geoms) == 1 and int(robot.model.geom_type[geoms[0]]) == mujoco.mjtGeom.mjGEOM_SPHERE:
-        return int(geoms[0])
-    return None
-
-
-def body_rotations(robot: Robot, qpos: np.ndarray, body: int) -> np.ndarray:
-    """Rotation matrices (T, 3, 3) of a body over qpos (T, nq)."""
-    quat = robot.fk(qpos).rotations[:, body]  # (T, 4) wxyz
-    out = np.empty((quat.shape[0], 3, 3))
-    mat = np.empty(9)
-    for t in range(quat.shape[0]):
-        mujoco.mju_quat2Mat(mat, quat[t])
-        out[t] = mat.reshape(3, 3)
-    return out
+def body_rotations(robot: Robot, qpos: np.ndarray) -> np.ndarray:
+    """Rotation matrices (T, nbody, 3, 3) of every body over qpos (T, nq), from one kinematics pass."""
+    return quat_to_mat(robot.fk(qpos).rotations)
 
 
 def roll_shift(rots: np.ndarray, radius: float, a: int, b: int) -> np.ndarray:
@@ -65,12 +51,14 @@ def rolled_feet(
     m = robot.model
     out = np.array(feet, dtype=np.float64, copy=True)
     n = qpos.shape[0]
+    all_rots: np.ndarray | None = None
     for leg, foot in enumerate(foot_bodies):
-        g = paw_sphere(robot, foot)
+        g = round_geom(robot, foot, capsule=False)
         if g is None:
             continue
         radius = float(m.geom_size[g, 0])
-        rots = body_rotations(robot, qpos, int(m.geom_bodyid[g]))
+        all_rots = body_rotations(robot, qpos) if all_rots is None else all_rots
+        rots = all_rots[:, int(m.geom_bodyid[g])]
         runs = contact_intervals(contacts[:, leg])
         ends = []  # per stance: shift on the frame before touch-down, on the first swing frame
         for a, b in runs:

@@ -35,6 +35,14 @@ def foot_sphere(model: mujoco.MjModel, body: str) -> int | None:
     return None
 
 
+def lowest_point_jacobian(model: mujoco.MjModel, data: mujoco.MjData, geom: int, out: np.ndarray) -> np.ndarray:
+    """Point Jacobian (3, nv) into ``out`` of a sphere geom's lowest point (its centre less its
+    radius in z) on the geom's body: the paw's contact point (kinematics and comPos computed)."""
+    point = data.geom_xpos[geom] - np.array([0.0, 0.0, model.geom_size[geom, 0]])
+    mujoco.mj_jac(model, data, out, None, point, int(model.geom_bodyid[geom]))
+    return out
+
+
 class FloorSlipResidual:
     """Residual of the feet's speed near the floor (module docstring); an optim.ilqr.StateResidual.
 
@@ -58,15 +66,12 @@ class FloorSlipResidual:
         if any(g is None for g in geoms):
             raise ValueError(f"FloorSlipResidual: feet {feet} are not all spheres")
         self.geoms = np.array(geoms, dtype=np.int64)
-        self.bodies = model.geom_bodyid[self.geoms].astype(np.int64)
         self.radius = model.geom_size[self.geoms, 0].copy()
         self._jac = np.zeros((3, model.nv))
 
     def _lowest_point_jacobian(self, f: int) -> np.ndarray:
         """Point Jacobian (3, nv) of foot f's sphere's lowest point (kinematics and comPos computed)."""
-        point = self.d.geom_xpos[self.geoms[f]] - np.array([0.0, 0.0, self.radius[f]])
-        mujoco.mj_jac(self.m, self.d, self._jac, None, point, int(self.bodies[f]))
-        return self._jac
+        return lowest_point_jacobian(self.m, self.d, int(self.geoms[f]), self._jac)
 
     def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, d = self.m, self.d

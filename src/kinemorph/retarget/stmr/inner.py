@@ -23,7 +23,7 @@ import numpy as np
 
 from ...optim.ilqr import IlqrSettings, StateResidual, TrackingCost, ilqr
 from .dynamics import ServoModel
-from .floor_cost import foot_sphere
+from .floor_cost import foot_sphere, lowest_point_jacobian
 
 
 @dataclass(frozen=True)
@@ -143,8 +143,7 @@ def foot_hessians(
             if g is None:
                 mujoco.mj_jacBody(m, d, jac, None, ids[leg])
             else:
-                low = d.geom_xpos[g] - np.array([0.0, 0.0, m.geom_size[g, 0]])
-                mujoco.mj_jac(m, d, jac, None, low, int(m.geom_bodyid[g]))
+                lowest_point_jacobian(m, d, g, jac)
             jtj = jac.T @ jac
             if contacts[k, leg]:
                 pos += w.foot * jtj
