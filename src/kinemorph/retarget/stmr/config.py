@@ -75,6 +75,9 @@ class StmrConfig(IkSettings):
         floor_slip_band: height under which that cost sets in, fully at the floor [m].
         contact_point_weight: iLQR weight on a planted foot's contact-point velocity (the lowest
             point of its sphere: a rolling paw's does not move; stmr/floor_cost.py) [s^2/m^2].
+        joint_speed_weight: iLQR weight on an actuated joint's speed over ``max_joint_speed`` on
+            the rollout (stmr/speed_cost.py: the output's joint jumps were the rollout's joints
+            running at 8-13 rad/s) [s^2/rad^2]; 0: off.
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
         seed: seed of the outer optimiser.
@@ -126,6 +129,7 @@ class StmrConfig(IkSettings):
     floor_slip_weight: float = 0.0
     floor_slip_band: float = 0.02
     contact_point_weight: float = 0.0
+    joint_speed_weight: float = 0.0
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
@@ -168,6 +172,8 @@ class StmrConfig(IkSettings):
             raise ConfigError("need 0 <= swing_lift <= swing_clearance")
         if not (self.window_s > 0 and 0 < self.commit_s <= self.window_s and self.outer_sigma > 0):
             raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
+        if not self.joint_speed_weight >= 0:
+            raise ConfigError(f"joint_speed_weight must be >= 0, got {self.joint_speed_weight}")
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
         if not 0 <= self.floor_margin <= 0.02:

@@ -167,10 +167,14 @@ def solve_stmr(
         def judge(candidate: TemporalResult) -> ReplayScore:
             from ...sim import simulate
 
-            rep = simulate(_output(robot, motion, candidate, feet, sm), robot)
+            out = _output(robot, motion, candidate, feet, sm)
+            rep = simulate(out, robot)
+            length = max((out.num_frames - 1) / out.fps, 1e-9)
+            rest = max(0.0, 1.0 - float(rep.time_to_fall_s or 0.0) / length) if rep.fell else 0.0
             return ReplayScore(
-                rep.fell, rep.base_position_rms_m, rep.contact_slip_cm_s, rep.torque_saturation_fraction, rep.feasible
-            )
+                rep.fell, rep.base_position_rms_m, rep.contact_slip_cm_s, rep.torque_saturation_fraction, rep.feasible,
+                rest,
+            )  # fmt: skip
 
         tr = temporal_stage(
             sm, sp.qpos, contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, on_step=on_step,

@@ -30,6 +30,7 @@ from .config import StmrConfig
 from .dynamics import ServoModel
 from .floor_cost import FloorSlipResidual, PlantedSlipResidual, Residuals, foot_sphere
 from .inner import InnerResult, InnerWeights, feedforward_controls, foot_hessians, solve_inner
+from .speed_cost import JointSpeedResidual
 from .warp import Warp, interpolate_qpos, velocities, warp_contacts
 
 FALL_PENALTY = 10.0
@@ -50,6 +51,8 @@ class ReplayScore:
         slip_cm_s: mean tangential speed of the points touching the floor [cm/s].
         saturation: share of physics steps with a motor at its limit.
         feasible: the whole verdict passed.
+        unsimulated: share of the motion's duration after the fall (0 when it did not fall): an
+            earlier fall costs more, so the search is led toward the later ones.
     """
 
     fell: bool
@@ -57,11 +60,12 @@ class ReplayScore:
     slip_cm_s: float
     saturation: float
     feasible: bool
+    unsimulated: float = 0.0
 
     def penalty(self) -> float:
         return (
-            FALL_PENALTY * self.fell + self.base_rms_m / TRACK_SCALE_M + self.slip_cm_s / SLIP_SCALE_CM_S
-            + max(0.0, self.saturation - SATURATION_LIMIT) / SATURATION_SCALE
+            FALL_PENALTY * (self.fell + self.unsimulated) + self.base_rms_m / TRACK_SCALE_M
+            + self.slip_cm_s / SLIP_SCALE_CM_S + max(0.0, self.saturation - SATURATION_LIMIT) / SATURATION_SCALE
         )  # fmt: skip
 
 
@@ -130,19 +134,19 @@ class _Problem:
         self.judge = judge
         self.spheres = all(foot_sphere(sm.model, f) is not None for f in feet)
         self.segment_error = np.zeros(len(bounds) - 1)
-        self.best: tuple[float, TemporalResult] | None = None
+        self.best: tuple[tuple[bool, float], TemporalResult] | None = None  # ((fell, objective), result)
         self.history: list[OuterStep] = []
 
     def residual(self, contacts: np.ndarray) -> Residuals | None:
         """The costs evaluated on the rollout (floor_cost.py) for the warped schedule, or None."""
-        cfg, parts = self.cfg, []
-        if not self.spheres:
-            return None
-        if cfg.floor_slip_weight > 0:
-            slip = FloorSlipResidual(self.sm.model, self.feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band)
-            parts.append(slip)
-        if cfg.contact_point_weight > 0:
-            parts.append(PlantedSlipResidual(self.sm.model, self.feet, contacts, weight=cfg.contact_point_weight))
+        cfg, m, parts = self.cfg, self.sm.model, []
+        if cfg.joint_speed_weight > 0 and np.isfinite(cfg.max_joint_speed):
+            dofs = self.sm.torque_model.act_dof
+            parts.append(JointSpeedResidual(m.nv, dofs, weight=cfg.joint_speed_weight, limit=cfg.max_joint_speed))
+        if self.spheres and cfg.floor_slip_weight > 0:
+            parts.append(FloorSlipResidual(m, self.feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band))
+        if self.spheres and cfg.contact_point_weight > 0:
+            parts.append(PlantedSlipResidual(m, self.feet, contacts, weight=cfg.contact_point_weight))
         return Residuals(parts) if parts else None
 
     def targets(self, alpha: np.ndarray) -> tuple[Warp, np.ndarray, np.ndarray, np.ndarray]:
@@ -192,8 +196,12 @@ class _Problem:
             OuterStep(len(self.history) + 1, tuple(float(a) for a in alpha), j, inner.base_rms_m, up,
                       time.perf_counter() - start, score)
         )  # fmt: skip
-        if self.best is None or j < self.best[0]:
-            self.best = (j, res)
+        # a candidate that stands beats any that falls, whatever the objectives (a fixed fall
+        # penalty can be outweighed by the other terms): the replay's fall when judged, else the
+        # rollout's; among equals the objective decides
+        key = (score.fell if score is not None else not up, j)
+        if self.best is None or key < self.best[0]:
+            self.best = (key, res)
         return j, res
 
 
