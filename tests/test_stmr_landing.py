@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kinemorph.retarget.stmr.landing import landing_band, landing_task
+from kinemorph.retarget.stmr.landing import ease_swings, landing_band, landing_task
 
 FPS = 30.0
 
@@ -54,3 +54,27 @@ def test_the_landing_task_moves_the_legs_only() -> None:
     rise = float(jacs[0, 2] @ free)
     want = min(0.05 + rise, band.upper[19, 0]) - 0.05  # clipped under the cap
     assert rhs[0] == pytest.approx(want - float(jacs[0, 2, :6] @ free[:6]))
+
+
+def test_eased_swings_leave_and_land_without_horizontal_speed_on_the_same_path() -> None:
+    c = _schedule()
+    points = np.zeros((30, 1, 2, 3))
+    x = np.concatenate([np.zeros(10), np.linspace(0.0, 0.2, 11)[1:], np.full(10, 0.2)])  # the paw moves at constant speed
+    points[:, 0, :, 0] = x[:, None]
+    points[:, 0, :, 2] = np.where(c[:, 0], 0.0, 0.05)[:, None]
+    for hold in (0.0, 0.2):
+        eased = ease_swings(points, c, hold=hold)
+        ex = eased[:, 0, 0, 0]
+        np.testing.assert_allclose(eased[:, 0, :, 2], points[:, 0, :, 2])  # heights untouched
+        np.testing.assert_allclose(ex[c[:, 0]], x[c[:, 0]])  # stances untouched
+        step = np.diff(ex)
+        assert (step >= -1e-12).all() and ex[20] == pytest.approx(0.2)  # same path, same landing point
+        assert step[9] < 0.35 * step[14] and step[19] < 0.35 * step[14]  # slow at lift-off and touch-down
+    assert np.diff(ease_swings(points, c, hold=0.2)[:, 0, 0, 0])[10] == pytest.approx(0.0)  # stands still first
+
+
+def test_swings_off_the_clip_are_not_eased() -> None:
+    c = np.ones((20, 1), dtype=bool)
+    c[12:, 0] = False
+    points = np.random.default_rng(1).normal(size=(20, 1, 1, 3))
+    np.testing.assert_array_equal(ease_swings(points, c, hold=0.0), points)

@@ -36,6 +36,10 @@ class StmrConfig(IkSettings):
             planner's clearance on every swing frame. Only for the temporal stage's reference
             (stages "both"): a spatial-only output keeps the planner's clearance (a paw hovering
             within 3 cm of the floor while it still moves reads as slip in kinemorph.quality).
+        swing_ease: each swing's paw (and knee) keypoints re-timed in x, y so that the paw leaves
+            and arrives with no horizontal speed (landing.ease_swings; same path, same landing point).
+        swing_hold: share of each swing at either end over which the eased paw stands still in x, y
+            (0 <= swing_hold < 0.5).
         smr_contact_point: a planted sphere paw holds its contact point still (its material
             velocity; the paw rolls with its calf) rather than its sphere's centre (spatial.py).
         ballistic_history: frames of the base trajectory fitted before a flight phase.
@@ -99,6 +103,8 @@ class StmrConfig(IkSettings):
     smr_iterations: int = 2
     landing_speed: float = 0.1
     landing_decel: float = 0.0
+    swing_ease: bool = False
+    swing_hold: float = 0.0
     smr_contact_point: bool = True
     ballistic_history: int = 5
     alpha_min: float = 0.5
@@ -174,6 +180,8 @@ class StmrConfig(IkSettings):
             raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
         if not self.joint_speed_weight >= 0:
             raise ConfigError(f"joint_speed_weight must be >= 0, got {self.joint_speed_weight}")
+        if not 0 <= self.swing_hold < 0.5:
+            raise ConfigError(f"swing_hold must be in [0, 0.5), got {self.swing_hold}")
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
         if not 0 <= self.floor_margin <= 0.02:

@@ -87,3 +87,29 @@ def landing_task(
     e = np.array(rhs) - r[:, :6] @ free[:6]
     r[:, :6] = 0.0
     return r, e
+
+
+def ease_swings(points: np.ndarray, contacts: np.ndarray, *, hold: float) -> np.ndarray:
+    """The keypoints ``points`` (T, F, P, 3) [m] with each bounded swing of ``contacts`` (T, F)
+    bool re-timed in x, y: over the swing's frames a - 1 (last planted) to b (touch-down), of
+    length L = b - a + 1, the point at phase phi = (t - a + 1) / L takes the source's x, y at
+    a - 1 + L s(phi), s the smoothstep of (phi - hold) / (1 - 2 hold) clipped into [0, 1]. The
+    paw covers the same path from the same lift-off to the same landing point, but leaves and
+    arrives with no horizontal speed (it stands still over the first and last ``hold`` share of
+    the swing, 0 <= hold < 0.5, while the clearance lifts and lowers it); z is untouched. Swings
+    at the clip's ends (no lift-off or no touch-down in it) are left as they are."""
+    out = np.array(points, dtype=np.float64, copy=True)
+    n = contacts.shape[0]
+    for leg in range(contacts.shape[1]):
+        for a, b in contact_intervals(~contacts[:, leg]):
+            if a == 0 or b >= n:
+                continue
+            span = b - a + 1
+            t = np.arange(a - 1, b + 1)
+            phi = np.clip(((t - a + 1) / span - hold) / (1.0 - 2.0 * hold), 0.0, 1.0)
+            src = a - 1 + span * phi * phi * (3.0 - 2.0 * phi)
+            for part in range(points.shape[2]):
+                for axis in range(2):
+                    out[t, leg, part, axis] = np.interp(src, t, points[t, leg, part, axis])
+    return out
+

@@ -26,6 +26,8 @@ from ..quadruped.planner import RobotLegs, plan
 from ..settings import StageTasks
 from ..solve import solve_sequence
 from .config import StmrConfig
+from .contacts_file import read_contacts
+from .landing import ease_swings
 from .stance import complete_contacts
 
 PARTS = ("hip", "thigh", "knee", "foot")
@@ -135,6 +137,9 @@ def build_reference(motion: Motion, robot: Robot, cfg: StmrConfig) -> Reference:
         planted = contacts[:, leg] if contacts[:, leg].any() else np.ones(n, dtype=bool)
         lift = float(np.median(keys[planted, leg, 3, 2])) - foot_height[leg]
         keys[:, leg, 2:, 2] -= lift
+    if cfg.swing_ease:  # swings that leave and land with no horizontal speed (the schedule the stages use)
+        schedule = read_contacts(cfg.contacts, n) if cfg.contacts else contacts
+        keys[:, :, 2:] = ease_swings(keys[:, :, 2:], schedule, hold=cfg.swing_hold)
     weights = {"hip": cfg.hip_weight, "thigh": cfg.hip_weight, "knee": cfg.knee_weight, "foot": cfg.foot_weight}
     tasks = [(robot.root_body_id, cfg.base_position_weight, cfg.base_rotation_weight)]
     targets = np.zeros((n, 1, 17, 7))
