@@ -52,7 +52,10 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
     c = slowed.controls
     assert c is not None and c.kind == "pd_targets"
     cfg = StmrConfig()
-    sm = servo_model(go2, dt=c.dt, kp=40.0, kd=1.0, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP)
+    sm = servo_model(
+        go2, dt=c.dt, kp=40.0, kd=1.0, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP,
+        physics_dt=cfg.physics_dt,
+    )  # fmt: skip
     m, d = sm.model, mujoco.MjData(sm.model)
     d.qpos[:] = slowed.qpos[0]
     per_frame = round(1.0 / (slowed.fps * c.dt))
@@ -63,7 +66,7 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
     limit = sm.torque_limit
     for k in range(c.values.shape[0]):
         d.ctrl[:] = c.values[k]
-        mujoco.mj_step(m, d)
+        sm.step(d)  # the rollout's physics substeps
         assert (np.abs(d.actuator_force) <= limit + 1e-6).all()
         if (k + 1) % per_frame == 0:
             worst = max(worst, float(np.abs(d.qpos - slowed.qpos[(k + 1) // per_frame]).max()))

@@ -45,11 +45,11 @@ def test_a_standing_candidate_wins_over_any_fall() -> None:
     """A judge that lets only the source timing (alpha 1, evaluated first) stand and makes every
     other candidate's fall nearly free: the outer loop still returns alpha 1."""
     go2 = robot_or_skip("unitree_go2")
-    motion = synthetic_trot(seconds=1.0)
+    motion = synthetic_trot(seconds=0.6)
     sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0)
     from kinemorph.retarget.stmr.reference import build_reference
 
-    cfg = StmrConfig(outer_evaluations=4, outer_population=2, inner_iterations=1, final_iterations=1)
+    cfg = StmrConfig(outer_evaluations=3, outer_population=2, inner_iterations=1, final_iterations=1)
     ref = build_reference(motion, go2, cfg)
     feet = tuple(c[3] for c in ref.chains.bodies)
     bounds = segment_bounds(ref.contacts, 2)

@@ -2,7 +2,9 @@
 
     result = ilqr(model, x0, controls, cost, settings=IlqrSettings())
 
-One control step is one ``mj_step`` of ``model`` (its timestep is the control step). The
+One control step is one ``mj_step`` of ``model`` (its timestep is the control step), or, for a
+model given finer physics with :func:`set_rollout_physics`, n steps of that physics model (the
+rollouts then are the fine physics; the Jacobians stay those of one step of ``model``). The
 dynamics' Jacobians come from MuJoCo's finite differences (``mjd_transitionFD``) in the state's
 tangent space (2 nv + na: positions differentiate with ``mj_differentiatePos``, so free joints'
 quaternions are handled), the cost is a weighted tracking cost in the same tangent space
@@ -21,14 +23,42 @@ the first rollout closes the loop around the old trajectory).
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import mujoco
 import numpy as np
 
 from ..errors import ConfigError
+from .ilqr_cost import StateResidual, TrackingCost
+
+__all__ = [
+    "IlqrIteration",
+    "IlqrResult",
+    "IlqrSettings",
+    "StateResidual",
+    "TrackingCost",
+    "ilqr",
+    "set_rollout_physics",
+]
+
+
+_PHYSICS: weakref.WeakKeyDictionary[mujoco.MjModel, tuple[mujoco.MjModel, int]] = weakref.WeakKeyDictionary()
+
+
+def set_rollout_physics(model: mujoco.MjModel, physics: mujoco.MjModel, substeps: int) -> None:
+    """Simulate each control step of ``model`` as ``substeps`` steps of ``physics`` (the same model
+    with timestep = model's / substeps) in every rollout of :func:`ilqr` on ``model``, for as long
+    as ``model`` lives; the Jacobians stay ``mjd_transitionFD`` of one step of ``model``."""
+    if substeps < 1 or physics.nq != model.nq or physics.nu != model.nu:
+        raise ConfigError(f"set_rollout_physics: need substeps >= 1 and the same model, got {substeps}")
+    _PHYSICS[model] = (physics, int(substeps))
+
+
+def rollout_physics(model: mujoco.MjModel) -> tuple[mujoco.MjModel, int]:
+    """(physics model, substeps) a control step of ``model`` is simulated with ((model, 1) by default)."""
+    return _PHYSICS.get(model, (model, 1))
 
 
 @dataclass(frozen=True)
@@ -68,66 +98,6 @@ class IlqrSettings:
             raise ConfigError("IlqrSettings.step_sizes must be non-empty, each in (0, 1]")
         if not (self.mu_factor > 1 and self.mu_max > self.mu_init >= 0 and self.fd_eps > 0):
             raise ConfigError("IlqrSettings: need mu_factor > 1, 0 <= mu_init < mu_max, fd_eps > 0")
-
-
-class StateResidual(Protocol):
-    """A residual r_k(q, v) evaluated on the trajectory itself (not linearised at the reference):
-    cost 1/2 |r|^2 per step, Gauss-Newton Hessian J' J with J = dr/dx in the tangent space."""
-
-    def __call__(self, k: int, qpos: np.ndarray, qvel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(r (m,), J (m, 2 nv)) at step k and state (qpos (nq,), qvel (nv,))."""
-        ...
-
-
-@dataclass(frozen=True)
-class TrackingCost:
-    """Weighted tracking cost over a horizon of T control steps, in the state's tangent space.
-
-    cost = sum_k 1/2 |dx_k|^2_Wx[k] + 1/2 |u_k - u_ref_k|^2_Wu[k]  +  1/2 |dx_T|^2_Wx[T]
-    with dx = [mj_differentiatePos(q_ref, q), v - v_ref] (2 nv; no actuator activations), and
-    with ``state_hessian`` P also 1/2 dx_k' P[k] dx_k per step: quadratic forms of task-space
-    residuals linearised at the reference (e.g. a planted foot's position and velocity,
-    r = J_foot dx, P = w J'J), which a diagonal weight cannot express; and with ``residual`` also
-    1/2 |r_k(q_k, v_k)|^2, evaluated on the trajectory (e.g. a foot's speed while it is on the
-    floor, wherever and whenever the rollout puts it down).
-
-    Attributes:
-        qpos: reference positions. Shape: (T+1, nq).
-        qvel: reference velocities. Shape: (T+1, nv).
-        state_weight: diagonal weight per step on dx. Shape: (T+1, 2 nv).
-        controls: reference controls. Shape: (T, nu).
-        control_weight: diagonal weight per step on u - u_ref. Shape: (T, nu).
-        state_hessian: extra symmetric positive semidefinite weight per step on dx, or None.
-            Shape: (T+1, 2 nv, 2 nv).
-        residual: a :class:`StateResidual`, or None.
-    """
-
-    qpos: np.ndarray
-    qvel: np.ndarray
-    state_weight: np.ndarray
-    controls: np.ndarray
-    control_weight: np.ndarray
-    state_hessian: np.ndarray | None = None
-    residual: StateResidual | None = None
-
-    def state_cost(self, k: int, e: np.ndarray) -> float:
-        """1/2 dx' (W + P) dx at step k."""
-        c = float(e @ (self.state_weight[k] * e))
-        if self.state_hessian is not None:
-            c += float(e @ self.state_hessian[k] @ e)
-        return 0.5 * c
-
-    def state_gradient(self, k: int, e: np.ndarray) -> np.ndarray:
-        g = self.state_weight[k] * e
-        return g if self.state_hessian is None else g + self.state_hessian[k] @ e
-
-    def state_hess(self, k: int) -> np.ndarray:
-        h = np.diag(self.state_weight[k])
-        return h if self.state_hessian is None else h + self.state_hessian[k]
-
-    @property
-    def horizon(self) -> int:
-        return int(self.controls.shape[0])
 
 
 @dataclass(frozen=True)
@@ -178,6 +148,7 @@ class _Dynamics:
         if model.na:
             raise ConfigError("ilqr: models with actuator activations are not supported")
         self.m = model
+        self.physics, self.substeps = rollout_physics(model)
         self.d = mujoco.MjData(model)
         self.cost = cost
         self.nv, self.nu = model.nv, model.nu
@@ -224,7 +195,8 @@ class _Dynamics:
                 total += 0.5 * float(np.sum(c.residual(k, qs[k], vs[k])[0] ** 2))
             warm[k] = d.qacc_warmstart
             d.ctrl[:] = us[k]
-            mujoco.mj_step(m, d)
+            for _ in range(self.substeps):
+                mujoco.mj_step(self.physics, d)
             if not (np.isfinite(d.qpos).all() and np.isfinite(d.qvel).all()):
                 return qs, vs, us, warm, float("inf")
         qs[t], vs[t] = d.qpos, d.qvel

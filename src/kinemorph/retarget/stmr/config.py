@@ -54,6 +54,9 @@ class StmrConfig(IkSettings):
         floor_margin: the temporal stage's floor pushes back from this height above z = 0 on
             [m]: MuJoCo's soft contact lets a loaded foot sink a few millimetres, which this
             keeps above the floor's surface (the output's feet do not go into the floor).
+        physics_dt: the temporal stage's rollouts step the physics at about this step
+            (round(control_dt / physics_dt) steps per control step; kinemorph.sim replays at
+            1 ms) [s]; 0: one physics step per control step.
         outer_evaluations: inner solves of the outer loop (CMA-ES over alpha) at most.
         outer_population: CMA-ES population per generation.
         outer_sigma: CMA-ES initial step on log(alpha).
@@ -114,6 +117,7 @@ class StmrConfig(IkSettings):
     max_segments: int = 4
     control_dt: float = 0.0055
     floor_margin: float = 0.0
+    physics_dt: float = 0.001
     outer_evaluations: int = 12
     outer_population: int = 4
     outer_sigma: float = 0.3
@@ -178,6 +182,8 @@ class StmrConfig(IkSettings):
             raise ConfigError("need 0 <= swing_lift <= swing_clearance")
         if not (self.window_s > 0 and 0 < self.commit_s <= self.window_s and self.outer_sigma > 0):
             raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
+        if not 0 <= self.physics_dt <= self.control_dt:
+            raise ConfigError(f"physics_dt must be in [0, control_dt], got {self.physics_dt}")
         if not self.joint_speed_weight >= 0:
             raise ConfigError(f"joint_speed_weight must be >= 0, got {self.joint_speed_weight}")
         if not 0 <= self.swing_hold < 0.5:

@@ -155,8 +155,9 @@ def solve_stmr(
     else:
         dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
         sm = servo_model(
-            robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP
-        )
+            robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP,
+            physics_dt=cfg.physics_dt,
+        )  # fmt: skip
         done = [0]
         total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0)
 
