@@ -9,6 +9,7 @@ from .capture import CaptureConfig
 from .feedback import FeedbackConfig
 from .gate import GateConfig
 from .mpc import MpcConfig
+from .stance import StanceConfig
 from .stepping import SteppingConfig
 from .wbc import WbcConfig
 
@@ -37,6 +38,9 @@ class ControlConfig:
             foot, pressed down by ``late_descent`` below its reference [m], while the gait runs at
             most at ``late_kappa`` times real time (touchdown.py); off: the plan's clock decides.
         mpc, wbc, feedback: the parts' settings.
+        stance: the speed stance (stance.py): on robots whose ankle motors cannot hold the CoP at the
+            toe, the pelvis lowers and the feet come closer with the forward speed, and at speed the
+            whole-body QP keeps standing feet and torque limits as constraints.
         gate: the lift-off gate (gate.py): no lift-off while the capture point is behind the leading foot.
         scaled_preview: the MPC's preview stretches the current phase by the time scaling that slows
             it (kappa < 1: the phase ends 1/kappa times later), so a double support the gate holds is
@@ -74,6 +78,7 @@ class ControlConfig:
     gate: GateConfig = field(default_factory=GateConfig)
     capture: CaptureConfig = field(default_factory=CaptureConfig)
     stepping: SteppingConfig = field(default_factory=SteppingConfig)
+    stance: StanceConfig = field(default_factory=StanceConfig)
     scaled_preview: bool = True
     sideways_reach: float = 1.2
     smooth_reach: float = 1.0

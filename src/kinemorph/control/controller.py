@@ -33,6 +33,7 @@ from .feedback import FeedbackState, GaitFeedback
 from .gate import liftoff_cap
 from .mpc import MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
+from .stance import SpeedStance, ankle_shortfall
 from .stepping import CaptureStepper
 from .support import ankle_sole, clamp_width, contact_points, reach_share, sideways_pace, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
@@ -134,6 +135,10 @@ class GaitController:
         self.com_ref = self.com_state(d)
         self.cop_body = ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit,
                                    self.mass * self.gravity, share=self.cfg.wbc.ankle_share)  # fmt: skip
+        held = ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity,
+                          share=1.0)  # fmt: skip
+        self.stance = SpeedStance(self.cfg.stance, self.rg.body, ankle_shortfall(self.rg.body, held))
+        self._wbc_cfgs = (self.wbc.cfg, dataclasses.replace(self.wbc.cfg, hard_contacts=True, torque_limits=True))
         self.cop = self.com_ref[:, 0].copy()
 
     def standing_feet(self, d: mujoco.MjData) -> list[Pose2 | None]:
@@ -193,6 +198,8 @@ class GaitController:
             self.com_ref = np.stack([x, v], axis=1)
         e, ed = meas[:, 0] - self.com_ref[:, 0], meas[:, 1] - self.com_ref[:, 1]
         self._observe(meas[:, 1], d)
+        self.planner.body = self.stance.update(float(command[0]))  # lower, narrower at speed (stance.py)
+        self.wbc.cfg = self._wbc_cfgs[1] if self.stance.constrained else self._wbc_cfgs[0]
         timing = self.planner.sampler.sample(tuple(command)).timing
         pace = self._pace(command, timing)
         stride = reach_share(self.maker.max_width, self.rg.body, float(command[1]), timing)

@@ -1,0 +1,75 @@
+"""The speed stance (control/stance.py): a lower, narrower stance at speed for robots whose ankle
+motors cannot hold the CoP at the toe, and the whole-body QP's constraints while it is engaged."""
+
+from __future__ import annotations
+
+import mujoco
+import pytest
+
+from conftest import robot_or_skip
+from kinemorph.control import SimulationConfig, simulate_gait
+from kinemorph.control.stance import SpeedStance, StanceConfig, ankle_shortfall
+from kinemorph.control.support import ankle_sole
+from kinemorph.errors import ConfigError
+from kinemorph.gait import Commands, GaitBody, load_style
+from kinemorph.gait.footsteps import min_separation
+from kinemorph.gait.robot_table import robot_gait
+from kinemorph.sim.model import build_torque_model
+
+BODY = GaitBody(pelvis_height=0.53, foot_spacing=0.2125, heel=-0.1015, toe=0.1215, half_width=0.05)
+
+
+def _shortfall(name: str) -> float:
+    robot = robot_or_skip(name)
+    tm, rg = build_torque_model(robot), robot_gait(robot)
+    d = mujoco.MjData(tm.model)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_forward(tm.model, d)
+    feet = (robot.body_id(rg.feet[0]), robot.body_id(rg.feet[1]))
+    held = ankle_sole(tm.model, d, rg, feet, tm.act_dof, tm.torque_limit, tm.mass * 9.81, share=1.0)
+    return ankle_shortfall(rg.body, held)
+
+
+def test_only_robots_whose_ankles_cannot_hold_the_toe_change_stance() -> None:
+    assert _shortfall("unitree_g1") == 0.0  # 50 N m ankles hold its whole 12.5 cm toe
+    assert 0.4 < _shortfall("booster_t1") < 0.55  # 20 N m pitch: 6.4 cm of its 12.2 cm toe
+
+
+def test_stance_follows_the_forward_speed_within_the_soles_separation() -> None:
+    cfg = StanceConfig()
+    st = SpeedStance(cfg, BODY, 0.47)
+    assert st.update(0.2) is BODY and not st.constrained  # below low_speed: unchanged
+    half = st.update(-0.35)  # backward too, half way
+    assert st.share == pytest.approx(0.5) and not st.constrained
+    full = st.update(0.5)
+    assert st.share == 1.0 and st.constrained
+    spare = BODY.foot_spacing - min_separation(BODY, 0.0)
+    assert BODY.pelvis_height - full.pelvis_height == pytest.approx(cfg.crouch * 0.47 * BODY.pelvis_height, abs=1e-3)
+    assert BODY.foot_spacing - full.foot_spacing == pytest.approx(cfg.narrow * 0.47 * spare, abs=1e-3)
+    assert full.pelvis_height < half.pelvis_height < BODY.pelvis_height
+    assert full.foot_spacing > min_separation(BODY, 0.0)  # the soles stay apart
+    assert (full.heel, full.toe, full.half_width) == (BODY.heel, BODY.toe, BODY.half_width)
+    none = SpeedStance(cfg, BODY, 0.0)
+    assert none.update(0.5) is BODY and not none.constrained  # strong ankles: nothing changes
+    off = SpeedStance(StanceConfig(enabled=False), BODY, 0.47)
+    assert off.update(0.5) is BODY and not off.constrained
+
+
+def test_bad_stance_settings_are_refused() -> None:
+    with pytest.raises(ConfigError, match="low_speed"):
+        StanceConfig(low_speed=0.5, full_speed=0.3)
+    with pytest.raises(ConfigError, match="crouch"):
+        StanceConfig(crouch=0.6)
+
+
+def test_t1_walks_fast_forward_with_the_speed_stance() -> None:
+    """T1, neutral at 0.5 m/s: fell at 1.94 s on its standing foot's rolling ankle before the speed
+    stance (README); 6 s here, the 20 s walk is in test_control.py's slow T1 tests."""
+    t1 = robot_or_skip("booster_t1")
+    sim = simulate_gait(load_style("neutral"), t1, Commands.constant([0.5, 0.0, 0.0]), 6.0,
+                        config=SimulationConfig(raise_on_fall=False))  # fmt: skip
+    assert not sim.fell
+    moved = sim.motion.root_pos[-1, 0] - sim.motion.root_pos[0, 0]
+    assert moved > 0.5 * 0.5 * (6.0 - 0.8)  # at least half the commanded distance after the settling
+    low = sim.log.pelvis_height_ref[-200:].mean()
+    assert low < robot_gait(t1).body.pelvis_height - 0.03  # walks crouched
