@@ -39,7 +39,7 @@ def test_stance_follows_the_forward_speed_within_the_soles_separation() -> None:
     cfg = StanceConfig()
     st = SpeedStance(cfg, BODY, 0.47)
     assert st.update(0.2) is BODY and not st.constrained  # below low_speed: unchanged
-    half = st.update(-0.35)  # backward too, half way
+    half = st.update(-0.375)  # backward too, half way
     assert st.share == pytest.approx(0.5) and not st.constrained
     full = st.update(0.5)
     assert st.share == 1.0 and st.constrained

@@ -138,6 +138,10 @@ class GaitController:
         held = ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity,
                           share=1.0)  # fmt: skip
         self.stance = SpeedStance(self.cfg.stance, self.rg.body, ankle_shortfall(self.rg.body, held))
+        share = self.cfg.stance.ankle_share
+        self._held = self.cop_body if share <= 0 else ankle_sole(
+            self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity, share=share
+        )  # the soles the ankle motors hold, for the CoM planner while the speed stance constrains the QP
         self._wbc_cfgs = (self.wbc.cfg, dataclasses.replace(self.wbc.cfg, hard_contacts=True, torque_limits=True))
         self.cop = self.com_ref[:, 0].copy()
 
@@ -250,10 +254,11 @@ class GaitController:
         if self.cfg.scaled_preview and not settling and (fb.kappa < pace or self.stepper.active):
             phases = stretch_first(phases, fb.kappa / pace)
         self.phases = phases
-        poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), self.cop_body, self.cfg.mpc.margin)
+        cop_body = self._held if self.stance.constrained else self.cop_body  # the soles the ankles hold at speed
+        poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), cop_body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
         cop_now = poly.project(cop_now)
-        plan = solve_mpc(phases, x0, cop_now, body=self.cop_body, height=self.height, gravity=self.gravity,
+        plan = solve_mpc(phases, x0, cop_now, body=cop_body, height=self.height, gravity=self.gravity,
                          config=self.cfg.mpc, offset=lean)  # fmt: skip
         solved = plan.status == "solved"
         if solved:
