@@ -36,9 +36,10 @@ def _wbc(**kw: object) -> ControlConfig:
     return ControlConfig(wbc=dataclasses.replace(WbcConfig(), **kw))
 
 
-def _step(latch: float = 0.0, max_kappa: float = 2.0, min_push: float = 1.1, **kw: object) -> ControlConfig:
+def _step(latch: float = 0.0, max_kappa: float = 2.0, min_push: float = 1.1, min_time: float = 0.0,
+          **kw: object) -> ControlConfig:  # fmt: skip
     stepping = SteppingConfig(enabled=True, latch=latch, max_kappa=max_kappa, min_push=min_push,
-                              full_push=min_push + 0.2)  # fmt: skip
+                              full_push=min_push + 0.2, min_time=min_time)  # fmt: skip
     return ControlConfig(stepping=stepping, wbc=dataclasses.replace(WbcConfig(), **kw))
 
 
@@ -57,6 +58,9 @@ VARIANTS = {
     "stepping+hard+latch1": lambda: _step(latch=1.0, hard_contacts=True),
     "stepping+hard+latch1.5": lambda: _step(latch=1.5, hard_contacts=True),
     "stepping+hard+limits+latch1": lambda: _step(latch=1.0, hard_contacts=True, torque_limits=True),
+    "stepping+hard+limits+latch1+min0.1": lambda: _step(
+        latch=1.0, min_time=0.1, hard_contacts=True, torque_limits=True
+    ),
     "stepping+hard+limits+hip0.3": lambda: _step(hard_contacts=True, torque_limits=True, push_pelvis_weight=0.3),
     "stepping+hard+limits+kappa3": lambda: _step(max_kappa=3.0, hard_contacts=True, torque_limits=True),
     "stepping+latch1+pushc": lambda: _step(latch=1.0, push_constraints=True),
@@ -68,6 +72,26 @@ VARIANTS = {
     "stepping+hard+hip3": lambda: _step(hard_contacts=True, push_pelvis_weight=3.0),
     "stepping+hard+hip0.3": lambda: _step(hard_contacts=True, push_pelvis_weight=0.3),
 }
+
+
+def override(control: ControlConfig, settings: list[str]) -> ControlConfig:
+    """``control`` with "part.field=value" settings (e.g. stepping.latch=1, wbc.hard_contacts=true);
+    ValueError names a setting that is not a field."""
+    for item in settings:
+        key, _, text = item.partition("=")
+        *parts, name = key.split(".")
+        objs = [control]
+        for part in parts:
+            objs.append(getattr(objs[-1], part, None))
+        if not dataclasses.is_dataclass(objs[-1]) or name not in {f.name for f in dataclasses.fields(objs[-1])}:
+            raise ValueError(f"--set {item!r}: no setting {key!r}")
+        old = getattr(objs[-1], name)
+        value: object = text.lower() == "true" if isinstance(old, bool) else type(old)(float(text))
+        new = dataclasses.replace(objs[-1], **{name: value})
+        for obj, part in zip(reversed(objs[:-1]), reversed(parts)):
+            new = dataclasses.replace(obj, **{part: new})
+        control = new
+    return control
 
 
 def simulate(push: Push, control: ControlConfig, duration: float = 10.0):
@@ -104,14 +128,14 @@ def feet_stats(sim, push: Push, limit: np.ndarray) -> np.ndarray:
 
 
 def matrix(variants: list[str], sides: list[str], times: list[float], force: float, duration: float,
-           stats: bool = False) -> None:  # fmt: skip
+           stats: bool = False, settings: tuple[str, ...] = ()) -> None:  # fmt: skip
     limit = build_torque_model(load_robot("unitree_g1")).torque_limit
     for name in variants:
         for side in sides:
             cells, rows = [], []
             for t in times:
                 push = Push(force, t, side)
-                sim = simulate(push, VARIANTS[name](), duration)
+                sim = simulate(push, override(VARIANTS[name](), list(settings)), duration)
                 cells.append(f"{sim.fall_time:.2f}" if sim.fell else "ok")
                 rows.append(feet_stats(sim, push, limit))
             ok = sum(c == "ok" for c in cells)
@@ -125,9 +149,9 @@ def matrix(variants: list[str], sides: list[str], times: list[float], force: flo
                   + f"  recovered {ok}/{len(cells)}{extra}", flush=True)  # fmt: skip
 
 
-def diagnose(spec: str, name: str) -> None:
+def diagnose(spec: str, name: str, settings: tuple[str, ...] = ()) -> None:
     push = parse_push(spec)
-    sim = simulate(push, VARIANTS[name]())
+    sim = simulate(push, override(VARIANTS[name](), list(settings)))
     log = sim.log
     limit = build_torque_model(load_robot("unitree_g1")).torque_limit
     dt = float(log.time[1] - log.time[0])
@@ -161,14 +185,20 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--stats", action="store_true", help="the standing feet's slide, force and torque figures")
     ap.add_argument("--diagnose", help="one push F@T:DIR: the standing feet per tick (first variant)")
+    ap.add_argument("--set", nargs="*", default=[], help="settings on top of every variant: part.field=value, "
+                    "e.g. stepping.min_time=0.1 wbc.hard_contacts=true")  # fmt: skip
     args = ap.parse_args()
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
         ap.error(f"unknown variant(s) {', '.join(unknown)}; valid: {', '.join(VARIANTS)}")
+    try:
+        override(ControlConfig(), args.set)
+    except ValueError as exc:
+        ap.error(str(exc))
     if args.diagnose:
-        diagnose(args.diagnose, args.variants[0])
+        diagnose(args.diagnose, args.variants[0], tuple(args.set))
     else:
-        matrix(args.variants, args.sides, args.times, args.force, args.duration, args.stats)
+        matrix(args.variants, args.sides, args.times, args.force, args.duration, args.stats, tuple(args.set))
 
 
 if __name__ == "__main__":

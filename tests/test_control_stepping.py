@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 
 from kinemorph.control.preview import SupportPhase
-from kinemorph.control.stepping import SteppingConfig, nominal_offset, plan_step, predict_dcm, within_reach
+from kinemorph.control.stepping import (
+    CaptureStepper,
+    SteppingConfig,
+    nominal_offset,
+    plan_step,
+    predict_dcm,
+    within_reach,
+)
 from kinemorph.control.support import support_polygon
 from kinemorph.errors import ConfigError
 from kinemorph.gait import GaitBody
@@ -129,3 +136,24 @@ def test_after_the_push_the_latched_step_stays_along_the_push_axis() -> None:
     assert latched.landing[0] == pytest.approx(free.landing[0])  # along it: the DCM's
     assert latched.landing[0] < -0.1  # behind the standing foot, where the DCM goes
     assert abs(free.landing[1] - latched.landing[1]) > 0.01  # without the axis the whole DCM foothold
+
+
+def test_a_short_peak_above_min_push_does_not_start_the_stepping() -> None:
+    """SteppingConfig.min_time: a smaller push's estimate can pass min_push for a tick or two
+    (0.75 N/kg from the left on G1 with hard contacts and torque limits); it must stay above it
+    that long before the stepping acts, and once acting it goes on while above."""
+    dt = 0.008
+    stepper = CaptureStepper(SteppingConfig(enabled=True, min_push=1.1, min_time=0.1))
+    peak = [1.0, 1.15, 1.2, 1.12, 1.0, 0.9]  # [N/kg] 24 ms above 1.1
+    assert not any(stepper.gate(True, p, dt) for p in peak)
+    on = [stepper.gate(True, 1.5, dt) for _ in range(20)]  # a sustained push
+    first = on.index(True)
+    assert not any(on[:first]) and all(on[first:])
+    assert (first + 1) * dt == pytest.approx(0.1, abs=dt)  # the first tick with 0.1 s above
+    stepper.active = True  # acting: no new wait after a dip below and back
+    assert not stepper.gate(True, 1.0, dt) and stepper.gate(True, 1.2, dt)
+    assert not stepper.gate(False, 1.5, dt)  # never while the push recovery is not engaged
+    off = CaptureStepper(SteppingConfig(enabled=False, min_time=0.0))
+    assert not any(off.gate(True, 2.0, dt) for _ in range(5))
+    immediate = CaptureStepper(SteppingConfig(enabled=True, min_time=0.0))
+    assert immediate.gate(True, 1.2, dt)

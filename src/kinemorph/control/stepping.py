@@ -83,6 +83,8 @@ class SteppingConfig:
         latch: the stepping goes on this long after the estimate fell below ``min_push`` [s]
             (while the push recovery is engaged; along the strongest estimate's direction, its
             own foothold and timing in full): the DCM the push left is stepped out too.
+        min_time: the estimate must have been above ``min_push`` this long before the stepping
+            acts [s] (a short peak of a smaller push does not start it).
     """
 
     enabled: bool = False
@@ -101,6 +103,7 @@ class SteppingConfig:
     ankle: float = 0.5
     freeze: float = 0.05
     latch: float = 0.0
+    min_time: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
@@ -242,6 +245,7 @@ class CaptureStepper:
         self.axis = np.zeros(2)  # direction of the strongest push estimate while acting
         self.strongest = 0.0  # its size [N/kg]
         self.since = math.inf  # time since the estimate fell below min_push while acting [s]
+        self.above = 0.0  # time the estimate has been above min_push [s]
 
     def external(self, ctl: GaitController, external: np.ndarray) -> np.ndarray:
         """The push force [N] (3,) the CoM planner and the QP model: the estimate while the stepping
@@ -254,7 +258,18 @@ class CaptureStepper:
 
     def _acts(self, ctl: GaitController) -> bool:
         push = float(np.linalg.norm(ctl.recovery.observer.estimate)) / ctl.mass  # [N/kg]
-        return ctl.recovery.engaged and push > self.cfg.min_push
+        return ctl.recovery.engaged and push > self.cfg.min_push and (self.active or self.sustained())
+
+    def sustained(self) -> bool:
+        """Whether the estimate has been above ``min_push`` for ``min_time`` (``above``, counted by ``gate``)."""
+        return self.above >= self.cfg.min_time - 1e-9
+
+    def gate(self, engaged: bool, push: float, dt: float) -> bool:
+        """Whether the stepping acts this tick of dt [s] for a push estimate [N/kg] while the push
+        recovery is ``engaged``: above ``min_push``, for ``min_time`` in a row unless it acts already."""
+        above = self.cfg.enabled and engaged and push > self.cfg.min_push
+        self.above = self.above + dt if above else 0.0
+        return above and (self.active or self.sustained())
 
     def step(self, ctl: GaitController, meas: np.ndarray, cmd: tuple[float, float, float], step: np.ndarray,
              fb: FeedbackState) -> tuple[np.ndarray, FeedbackState]:  # fmt: skip
@@ -262,7 +277,7 @@ class CaptureStepper:
         under the adjusted command ``cmd``; ``step`` and ``fb`` as the gait feedback has them."""
         rec = ctl.recovery
         push = float(np.linalg.norm(rec.observer.estimate)) / ctl.mass  # [N/kg]
-        on = self.cfg.enabled and rec.engaged and push > self.cfg.min_push
+        on = self.gate(rec.engaged, push, ctl.dt_plan)
         share = min(1.0, (push - self.cfg.min_push) / max(self.cfg.full_push - self.cfg.min_push, 1e-9))
         if on and push > self.strongest:
             self.strongest, self.axis = push, rec.observer.estimate / (push * ctl.mass)
