@@ -13,8 +13,8 @@ The rollouts themselves step finer physics: ``substeps`` steps of ``physics`` (t
 timestep control_dt / substeps) per control step, registered with optim.ilqr.set_rollout_physics.
 kinemorph.sim replays the output's controls at 1 kHz; rolled out in one 5.6 ms step per control
 step, the same PD targets and gains drove the replay away from the rollout (A1 dog_walk at alpha 1:
-replay base error 14.1 cm against the output, every one of 15 outer candidates fell in the
-replay while every rollout stood); at 6 substeps (0.93 ms) 1.2 cm.
+replay base error 14-21 cm against the output, every one of 15 outer candidates fell in the
+replay while every rollout stood); at 5 or 6 substeps (1.1 or 0.93 ms) 1.2 cm.
 """
 
 from __future__ import annotations
