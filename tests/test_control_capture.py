@@ -129,16 +129,22 @@ def test_touchdowns_are_the_previews_landings_in_time_order() -> None:
 @pytest.fixture(scope="module")
 def pushes():  # type: ignore[no-untyped-def]
     """Slow forward walking (0.2 m/s) on G1 pushed for 1 s at 4 s, from the front and from the left
-    (and 1.5 N/kg from the front with the capture stepping of stepping.py, off by default)."""
+    (and 1.5 N/kg from the front with the capture stepping of stepping.py, off by default; and the
+    stepping with hard contacts, torque limits, latch 1 s and min_time 0.1 s, README pushes)."""
     from conftest import robot_or_skip
     from kinemorph.control import ControlConfig, SimulationConfig, parse_push, simulate_gait
     from kinemorph.control.stepping import SteppingConfig
+    from kinemorph.control.wbc import WbcConfig
     from kinemorph.gait import Commands, load_style
 
     g1 = robot_or_skip("unitree_g1")
     stepping = ControlConfig(stepping=SteppingConfig(enabled=True))
     runs = {spec: (spec, ControlConfig()) for spec in ("0.75@4:front", "0.75@4:left", "1.5@4:front", "1.5@4:left")}
     runs["1.5@4:front stepping"] = ("1.5@4:front", stepping)
+    combo = ControlConfig(stepping=SteppingConfig(enabled=True, latch=1.0, min_time=0.1),
+                          wbc=WbcConfig(hard_contacts=True, torque_limits=True))  # fmt: skip
+    runs["1.5@4.2:front combination"] = ("1.5@4.2:front", combo)
+    runs["0.75@4:left combination"] = ("0.75@4:left", combo)
     return {
         key: simulate_gait(load_style("neutral"), g1, Commands.constant([0.2, 0, 0]), 8.0, pushes=[parse_push(spec)],
                            config=SimulationConfig(raise_on_fall=False, control=control))
@@ -178,3 +184,18 @@ def test_push_of_15_n_per_kg_is_recovered(pushes, spec: str) -> None:  # type: i
     assert sim.log.time_scaling_engaged[span].any() and sim.log.step_adjust_engaged[span].any()
     assert sim.log.velocity_adjust_engaged[span].any()
     assert not sim.fell
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["1.5@4.2:front combination", "0.75@4:left combination"])
+def test_the_stepping_combination_with_min_time(pushes, spec: str) -> None:  # type: ignore[no-untyped-def]
+    """The capture stepping with hard contacts, torque limits, latch 1 s and min_time 0.1 s (an option):
+    1.5 N/kg from the front at 4.2 s is recovered (the default falls at 6.45 s, the combination
+    without min_time at 6.15 s), and 0.75 N/kg from the left still is (without min_time its
+    estimate's one-tick peak over 1.1 N/kg started the stepping and it fell at 6.50 s)."""
+    sim = pushes[spec]
+    log = sim.log
+    span = (log.time >= 4.0) & (log.time < 6.2)
+    assert not sim.fell
+    assert log.time_scaling_engaged[span].any() and log.step_adjust_engaged[span].any()
+    assert log.velocity_adjust_engaged[span].any()
