@@ -48,7 +48,7 @@ def _foot_on_floor(go2):  # type: ignore[no-untyped-def]
 def test_floor_slip_residual_weights_a_touching_foot_by_its_contact_point_speed(go2) -> None:  # type: ignore[no-untyped-def]
     sm, feet, q = _foot_on_floor(go2)
     m = sm.model
-    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02)
+    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02, sideways=True)
     v = np.zeros(m.nv)
     v[0], v[2] = 0.3, 0.2  # the whole robot sliding forward and rising
     r, jac = res(0, q, v)
@@ -66,12 +66,29 @@ def test_floor_slip_residual_weights_a_touching_foot_by_its_contact_point_speed(
     assert r3.size == 0 and jac3.shape == (0, 2 * m.nv)
 
 
+def test_the_default_floor_residual_weights_only_a_touching_foots_downward_speed(go2) -> None:  # type: ignore[no-untyped-def]
+    sm, feet, q = _foot_on_floor(go2)
+    m = sm.model
+    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02)
+    v = np.zeros(m.nv)
+    v[0], v[2] = 0.3, 0.2  # sliding forward and rising: nothing to pay
+    r, jac = res(0, q, v)
+    assert r.size >= 1 and jac.shape == (r.size, 2 * m.nv)
+    assert np.allclose(r, 0.0)
+    v[2] = -0.2  # coming down onto the floor: one row per foot near it, sqrt(w g) v_z
+    r2, jac2 = res(0, q, v)
+    assert r2.size == r.size and r2[0] == pytest.approx(-10.0 * 0.2, rel=1e-6)
+    assert np.allclose(jac2 @ np.r_[np.zeros(m.nv), v], r2)
+    full, _ = FloorSlipResidual(m, feet, weight=100.0, band=0.02, sideways=True)(0, q, v)
+    np.testing.assert_allclose(r2, full[2::3])  # the sideways residual's downward rows
+
+
 def test_floor_slip_is_the_contact_points_speed_not_the_centres(go2) -> None:  # type: ignore[no-untyped-def]
     """A paw turning on the floor (its calf swinging about the knee): the residual is the speed of
     the sphere's lowest point, which the centre's speed overstates by the turn (radius x rate)."""
     sm, feet, q = _foot_on_floor(go2)
     m, d = sm.model, mujoco.MjData(sm.model)
-    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02)
+    res = FloorSlipResidual(m, feet, weight=100.0, band=0.02, sideways=True)
     d.qpos[:] = q
     mujoco.mj_kinematics(m, d)
     mujoco.mj_comPos(m, d)

@@ -76,9 +76,9 @@ class StmrConfig(IkSettings):
         foot_landing_weight: iLQR weight on a landing foot's velocity error in the last 60 ms of
             its swing and the first 30 ms of its stance [s^2/m^2].
         foot_swing_weight: iLQR weight on a swinging foot's distance from its target [1/m^2].
-        floor_slip_weight: iLQR weight on the speed of a foot's lowest point (sideways and
-            downwards) while it is within ``floor_slip_band`` of the floor, on the rollout itself
-            (stmr/floor_cost.py; sphere feet) [s^2/m^2]; 0: off.
+        floor_slip_weight: iLQR weight on the downward speed of a foot's lowest point while it is
+            within ``floor_slip_band`` of the floor, on the rollout itself (a soft landing wherever
+            the rollout puts the paw down; stmr/floor_cost.py, sphere feet) [s^2/m^2]; 0: off.
         floor_slip_band: height under which that cost sets in, fully at the floor [m].
         contact_point_weight: iLQR weight on a planted foot's contact-point velocity (the lowest
             point of its sphere: a rolling paw's does not move; stmr/floor_cost.py) [s^2/m^2].
