@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...optim.ilqr import StateResidual
 from ...transforms import quat_rotate
 from .config import StmrConfig
 from .dynamics import ServoModel
@@ -139,7 +140,8 @@ class _Problem:
 
     def residual(self, contacts: np.ndarray) -> Residuals | None:
         """The costs evaluated on the rollout (floor_cost.py) for the warped schedule, or None."""
-        cfg, m, parts = self.cfg, self.sm.model, []
+        cfg, m = self.cfg, self.sm.model
+        parts: list[StateResidual] = []
         if cfg.joint_speed_weight > 0 and np.isfinite(cfg.max_joint_speed):
             dofs = self.sm.torque_model.act_dof
             parts.append(JointSpeedResidual(m.nv, dofs, weight=cfg.joint_speed_weight, limit=cfg.max_joint_speed))
