@@ -3,12 +3,15 @@ motors cannot hold the CoP at the toe, and the whole-body QP's constraints while
 
 from __future__ import annotations
 
+import math
+
 import mujoco
+import numpy as np
 import pytest
 
 from conftest import robot_or_skip
 from kinemorph.control import SimulationConfig, simulate_gait
-from kinemorph.control.stance import SpeedStance, StanceConfig, ankle_shortfall
+from kinemorph.control.stance import SpeedStance, StanceConfig, ankle_shortfall, lag_step
 from kinemorph.control.support import ankle_sole
 from kinemorph.errors import ConfigError
 from kinemorph.gait import Commands, GaitBody, load_style
@@ -73,3 +76,39 @@ def test_t1_walks_fast_forward_with_the_speed_stance() -> None:
     assert moved > 0.5 * 0.5 * (6.0 - 0.8)  # at least half the commanded distance after the settling
     low = sim.log.pelvis_height_ref[-200:].mean()
     assert low < robot_gait(t1).body.pelvis_height - 0.03  # walks crouched
+
+
+def _lipm_touchdown(omega: float, x0: float, v0: float, p: float, t: float) -> float:
+    """The capture point at time t of a LIPM with the CoP held at p (closed form of x'' = w^2 (x - p))."""
+    x = p + (x0 - p) * math.cosh(omega * t) + v0 / omega * math.sinh(omega * t)
+    v = (x0 - p) * omega * math.sinh(omega * t) + v0 * math.cosh(omega * t)
+    return x + v / omega
+
+
+def test_lag_step_predicts_the_capture_point_and_shortens_only_a_lagging_step() -> None:
+    omega, t_td, step_time, length = 4.0, 0.2, 0.45, 0.2
+    h = np.array([1.0, 0.0])
+    standing, cop = np.zeros(2), np.array([-0.04, 0.0])
+    slack = length / math.expm1(omega * step_time)
+    for x0, v0 in ((-0.08, 0.30), (-0.12, 0.15), (0.0, 0.5)):
+        cp = np.array([x0 + v0 / omega, 0.0])
+        xi_td = _lipm_touchdown(omega, x0, v0, cop[0], t_td)  # the simulated pendulum's capture point
+        foothold = np.array([length, 0.0])
+        lag = lag_step(cp=cp, cop=cop, omega=omega, to_touchdown=t_td, standing=standing, foothold=foothold,
+                       heading=h, step_time=step_time)  # fmt: skip
+        assert lag == pytest.approx(max(0.0, length - xi_td - slack), abs=1e-9)
+    # a slow CoM (0.15 m/s, 12 cm behind the ankle) lags; a fast one does not
+    slow = lag_step(cp=np.array([-0.12 + 0.15 / omega, 0.0]), cop=cop, omega=omega, to_touchdown=t_td,
+                    standing=standing, foothold=np.array([length, 0.0]), heading=h, step_time=step_time)  # fmt: skip
+    fast = lag_step(cp=np.array([0.05 + 0.5 / omega, 0.0]), cop=cop, omega=omega, to_touchdown=t_td,
+                    standing=standing, foothold=np.array([length, 0.0]), heading=h, step_time=step_time)  # fmt: skip
+    assert slow > 0.1 and fast == 0.0
+    # walking backward: the same geometry mirrored gives the same lag
+    back = lag_step(cp=np.array([0.12 - 0.15 / omega, 0.0]), cop=-cop, omega=omega, to_touchdown=t_td,
+                    standing=standing, foothold=np.array([-length, 0.0]), heading=-h, step_time=step_time)  # fmt: skip
+    assert back == pytest.approx(slow)
+    # no step along the heading, or no time left: nothing to shorten
+    assert lag_step(cp=np.zeros(2), cop=cop, omega=omega, to_touchdown=t_td, standing=standing,
+                    foothold=np.array([0.0, 0.2]), heading=h, step_time=step_time) == 0.0  # fmt: skip
+    assert lag_step(cp=np.zeros(2), cop=cop, omega=omega, to_touchdown=0.0, standing=standing,
+                    foothold=np.array([length, 0.0]), heading=h, step_time=step_time) == 0.0  # fmt: skip

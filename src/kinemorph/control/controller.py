@@ -33,7 +33,7 @@ from .feedback import FeedbackState, GaitFeedback
 from .gate import liftoff_cap
 from .mpc import MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
-from .stance import SpeedStance, ankle_shortfall
+from .stance import SpeedStance, ankle_shortfall, lag_step
 from .stepping import CaptureStepper
 from .support import ankle_sole, clamp_width, contact_points, reach_share, sideways_pace, support_polygon
 from .targets import Frame, FrameMaker, nlerp, quat_velocity
@@ -118,6 +118,8 @@ class GaitController:
         self.phases: list[SupportPhase] = []
         self._standing: list[Pose2 | None] | None = None
         self._vel: tuple[np.ndarray, np.ndarray] = (np.zeros((2, 6)), np.zeros(3))
+        self._lag_prev = np.zeros(2)
+        self._lag_foot = -1  # the swinging foot whose lag step is decided
 
     def com_state(self, d: mujoco.MjData) -> np.ndarray:
         """Measured horizontal CoM [[x, x'], [y, y']] (kinematics computed). Shape: (2, 2)."""
@@ -238,6 +240,8 @@ class GaitController:
         w2 = self.gravity / self.height
         lean = self.external[:2] / (self.mass * w2)  # where a steady push moves the CoP [m]
         step = fb.step + lean
+        if not settling:
+            step = step + self._lag(meas, command, timing, pace)  # the lag step (stance.py)
         n = float(np.linalg.norm(step))
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
@@ -272,6 +276,36 @@ class GaitController:
         self.time += self.dt_plan
         com_ref = np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1)
         return PlanTick(self.next, fb, cmd * pace, com_ref, cop_now, solved)
+
+    def _lag(self, meas: np.ndarray, command: np.ndarray, timing: np.ndarray, pace: float) -> np.ndarray:
+        """The lag step's foothold shift (2,) [m] (stance.lag_step, StanceConfig.shorten): in single
+        support, while the speed stance is engaged, the coming foothold moves back by ``shorten``
+        times its lag, decided once 1/w before touch-down and held until the foot lands."""
+        gain = self.cfg.stance.shorten
+        if gain <= 0 or self.stance.share <= 0 or self.recovery.engaged or not self.phases or self._standing is None:
+            self._lag_prev, self._lag_foot = np.zeros(2), -1
+            return self._lag_prev
+        first = self.phases[0]
+        if all(first.contacts) or not any(first.contacts):
+            self._lag_prev, self._lag_foot = np.zeros(2), -1
+            return self._lag_prev
+        f = 0 if not first.contacts[0] else 1
+        if self._lag_foot == f:  # decided for this swing: held until touch-down
+            return self._lag_prev
+        omega = self.feedback.omega  # type: ignore[union-attr]
+        to_td = time_to_touchdown(self.phases)
+        stand = self._standing[1 - f]
+        land = next((ph.feet[f] for ph in self.phases[1:] if ph.landed[f]), None)
+        if stand is None or land is None or to_td > 1.0 / omega:
+            return self._lag_prev
+        yaw = self.next.yaw  # type: ignore[union-attr]
+        heading = math.copysign(1.0, float(command[0])) * np.array([math.cos(yaw), math.sin(yaw)])
+        cop = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else meas[:, 0]
+        lag = lag_step(cp=meas[:, 0] + meas[:, 1] / omega, cop=cop, omega=omega, to_touchdown=to_td,
+                       standing=np.array(stand[:2]), foothold=np.array(land[:2]), heading=heading,
+                       step_time=float(timing[3]) / (2.0 * pace))  # fmt: skip
+        self._lag_prev, self._lag_foot = -gain * lag * heading, f
+        return self._lag_prev
 
     def _pace(self, command: np.ndarray, timing: np.ndarray) -> float:
         """The gait clock's rate for a sideways command (support.sideways_pace)."""
