@@ -59,7 +59,8 @@ def test_the_landing_task_moves_the_legs_only() -> None:
 def test_eased_swings_leave_and_land_without_horizontal_speed_on_the_same_path() -> None:
     c = _schedule()
     points = np.zeros((30, 1, 2, 3))
-    x = np.concatenate([np.zeros(10), np.linspace(0.0, 0.2, 11)[1:], np.full(10, 0.2)])  # the paw moves at constant speed
+    # the paw moves at constant speed
+    x = np.concatenate([np.zeros(10), np.linspace(0.0, 0.2, 11)[1:], np.full(10, 0.2)])
     points[:, 0, :, 0] = x[:, None]
     points[:, 0, :, 2] = np.where(c[:, 0], 0.0, 0.05)[:, None]
     for hold in (0.0, 0.2):
