@@ -2,8 +2,8 @@
 
     result = ilqr(model, x0, controls, cost, settings=IlqrSettings())
 
-One control step is one ``mj_step`` of ``model`` (its timestep is the control step), or, for a
-model given finer physics with :func:`set_rollout_physics`, n steps of that physics model (the
+One control step is one ``mj_step`` of ``model`` (its timestep is the control step), or, with
+``physics=(fine, n)``, n steps of ``fine`` (the same model at a timestep n times shorter: the
 rollouts then are the fine physics; the Jacobians stay those of one step of ``model``). The
 dynamics' Jacobians come from MuJoCo's finite differences (``mjd_transitionFD``) in the state's
 tangent space (2 nv + na: positions differentiate with ``mj_differentiatePos``, so free joints'
@@ -23,7 +23,6 @@ the first rollout closes the loop around the old trajectory).
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,25 +39,7 @@ __all__ = [
     "StateResidual",
     "TrackingCost",
     "ilqr",
-    "set_rollout_physics",
 ]
-
-
-_PHYSICS: weakref.WeakKeyDictionary[mujoco.MjModel, tuple[mujoco.MjModel, int]] = weakref.WeakKeyDictionary()
-
-
-def set_rollout_physics(model: mujoco.MjModel, physics: mujoco.MjModel, substeps: int) -> None:
-    """Simulate each control step of ``model`` as ``substeps`` steps of ``physics`` (the same model
-    with timestep = model's / substeps) in every rollout of :func:`ilqr` on ``model``, for as long
-    as ``model`` lives; the Jacobians stay ``mjd_transitionFD`` of one step of ``model``."""
-    if substeps < 1 or physics.nq != model.nq or physics.nu != model.nu:
-        raise ConfigError(f"set_rollout_physics: need substeps >= 1 and the same model, got {substeps}")
-    _PHYSICS[model] = (physics, int(substeps))
-
-
-def rollout_physics(model: mujoco.MjModel) -> tuple[mujoco.MjModel, int]:
-    """(physics model, substeps) a control step of ``model`` is simulated with ((model, 1) by default)."""
-    return _PHYSICS.get(model, (model, 1))
 
 
 @dataclass(frozen=True)
@@ -144,11 +125,15 @@ class IlqrResult:
 class _Dynamics:
     """Rollouts and derivatives on one MjData."""
 
-    def __init__(self, model: mujoco.MjModel, cost: TrackingCost) -> None:
+    def __init__(
+        self, model: mujoco.MjModel, cost: TrackingCost, physics: tuple[mujoco.MjModel, int] | None = None
+    ) -> None:
         if model.na:
             raise ConfigError("ilqr: models with actuator activations are not supported")
         self.m = model
-        self.physics, self.substeps = rollout_physics(model)
+        self.physics, self.substeps = physics or (model, 1)
+        if self.substeps < 1 or self.physics.nq != model.nq or self.physics.nu != model.nu:
+            raise ConfigError(f"ilqr: physics needs substeps >= 1 and the same model, got {self.substeps} substeps")
         self.d = mujoco.MjData(model)
         self.cost = cost
         self.nv, self.nu = model.nv, model.nu
@@ -289,12 +274,14 @@ def ilqr(
     gains: np.ndarray | None = None,
     warm_states: tuple[np.ndarray, np.ndarray] | None = None,
     callback: Callable[[IlqrIteration], None] | None = None,
+    physics: tuple[mujoco.MjModel, int] | None = None,
 ) -> IlqrResult:
     """Minimise ``cost`` over the controls (T, nu) from state x0 = (qpos (nq,), qvel (nv,)).
 
     Warm start: ``controls`` from a previous solution; with its ``gains`` (T, nu, 2nv) and
     ``warm_states`` (qpos (T+1, nq), qvel (T+1, nv)) the first rollout applies that feedback law.
-    ``callback`` receives an :class:`IlqrIteration` after every iteration.
+    ``callback`` receives an :class:`IlqrIteration` after every iteration. ``physics`` = (fine, n):
+    every rollout simulates a control step as n steps of ``fine`` (module docstring).
     """
     s = settings or IlqrSettings()
     start = time.perf_counter()
@@ -302,7 +289,7 @@ def ilqr(
     u0 = np.asarray(controls, dtype=np.float64)
     if u0.shape != (t, model.nu):
         raise ConfigError(f"ilqr: controls have shape {u0.shape}, expected {(t, model.nu)}")
-    dyn = _Dynamics(model, cost)
+    dyn = _Dynamics(model, cost, physics)
     if gains is not None and warm_states is not None:
         qs, vs, us, warm, j = dyn.rollout(x0, u0, (*warm_states, u0), np.zeros_like(u0), gains, 0.0)
     else:

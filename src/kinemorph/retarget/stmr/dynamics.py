@@ -10,7 +10,7 @@ damping term is integrated implicitly (``implicitfast``), so one physics step is
 (``control_dt``, 5-20 ms) and one ``mjd_transitionFD`` call gives the step's Jacobians.
 
 The rollouts themselves step finer physics: ``substeps`` steps of ``physics`` (the same model at
-timestep control_dt / substeps) per control step, registered with optim.ilqr.set_rollout_physics.
+timestep control_dt / substeps) per control step, which the iLQR is given (optim.ilqr's ``physics``).
 kinemorph.sim replays the output's controls at 1 kHz; rolled out in one 5.6 ms step per control
 step, the same PD targets and gains drove the replay away from the rollout (A1 dog_walk at alpha 1:
 replay base error 14-21 cm against the output, every one of 15 outer candidates fell in the
@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 import mujoco
 import numpy as np
 
-from ...optim.ilqr import set_rollout_physics
 from ...robots.robot import Robot
 from ...sim.gains import Gains, pd_gains
 from ...sim.model import TorqueModel, build_torque_model
@@ -122,7 +121,6 @@ def servo_model(
     if n > 1:
         fine = copy.deepcopy(m)
         fine.opt.timestep = dt / n
-        set_rollout_physics(m, fine, n)
     return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit, fine, n)
 
 

@@ -201,7 +201,7 @@ def solve_inner(
         if residual is not None and hasattr(residual, "offset"):
             residual.offset = a  # its step index runs over the whole horizon
         tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra, residual)
-        res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings)
+        res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings, physics=(sm.physics, sm.substeps))
         n = b - a
         q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]
         u_out[a:c] = res.controls  # the rest of the window warm-starts the next solve
