@@ -279,10 +279,12 @@ class GaitController:
 
     def _lag(self, meas: np.ndarray, command: np.ndarray, timing: np.ndarray, pace: float) -> np.ndarray:
         """The lag step's foothold shift (2,) [m] (stance.lag_step, StanceConfig.shorten): in single
-        support, while the speed stance is engaged, the coming foothold moves back by ``shorten``
-        times its lag, decided once 1/w before touch-down and held until the foot lands."""
+        support, on a robot whose ankles cannot hold the toe, the coming foothold moves back by
+        ``shorten`` times its lag (at most the length of the sole the ankle motors hold), decided
+        once 1/w before touch-down and held until the foot lands."""
         gain = self.cfg.stance.shorten
-        if gain <= 0 or self.stance.share <= 0 or self.recovery.engaged or not self.phases or self._standing is None:
+        idle = gain <= 0 or self.stance.shortfall <= 0 or self.recovery.engaged
+        if idle or not self.phases or self._standing is None:
             self._lag_prev, self._lag_foot = np.zeros(2), -1
             return self._lag_prev
         first = self.phases[0]
@@ -304,6 +306,7 @@ class GaitController:
         lag = lag_step(cp=meas[:, 0] + meas[:, 1] / omega, cop=cop, omega=omega, to_touchdown=to_td,
                        standing=np.array(stand[:2]), foothold=np.array(land[:2]), heading=heading,
                        step_time=float(timing[3]) / (2.0 * pace))  # fmt: skip
+        lag = min(lag, self._held.toe - self._held.heel)  # at most one held sole: the CoM overruns more
         self._lag_prev, self._lag_foot = -gain * lag * heading, f
         return self._lag_prev
 

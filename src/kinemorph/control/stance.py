@@ -42,13 +42,15 @@ class StanceConfig:
         ankle_share: while so engaged, the CoM planner's soles are cut to where this share of each
             ankle motor's limit holds the whole weight (support.ankle_sole; 0: the whole sole). T1's
             relaxed style at 0.5 m/s walks with 0.8 (fell at 2.50 s with the whole sole, 2.91 s at 1.0).
-        shorten: gain of the lag step (``lag_step``; 0, the default: off) on such a robot while the
-            stance is engaged: once per single support, 1/w before touch-down (w the pendulum
-            frequency), the coming foothold moves back along the heading by this share of how far
-            it lies beyond the capture point predicted at touch-down plus the steady gait's offset,
-            held until touch-down. At 1 T1's neutral style at a constant 0.4 m/s walks 15.0 s
-            (falls at 3.32 s without), but relaxed fwd-0.5 falls at 10.78 s and the injured
-            schedule at 16.54 s (README).
+        shorten: gain of the lag step (``lag_step``; 0: off) on such a robot, at any command: once
+            per single support, 1/w before touch-down (w the pendulum frequency), the coming
+            foothold moves back along the walking direction by this share of how far it lies beyond
+            the capture point predicted at touch-down plus a slack, at most the length of the sole
+            the ankle motors hold (``ankle_share``; T1 10.4 cm), held until touch-down. T1's
+            neutral schedule walks 20 s with it (fell at 3.31 s); only while the speed stance is
+            engaged it fell at 16.16 s (the next foothold 13 cm ahead of a CoM at 0.07 m/s after
+            the schedule's backward-to-forward change), uncapped T1's relaxed fwd-0.5 fell at
+            10.78 s (README).
     """
 
     enabled: bool = True
@@ -58,7 +60,7 @@ class StanceConfig:
     full_speed: float = 0.45
     qp_share: float = 0.5
     ankle_share: float = 0.8
-    shorten: float = 0.0
+    shorten: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.low_speed < self.full_speed:
