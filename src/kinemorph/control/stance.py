@@ -14,6 +14,9 @@ the whole-body QP holds the standing feet as equalities and the motors' limits a
 part (on T1 the standing foot rolled over its edge in the first step), and the CoM planner plans
 the CoP inside the soles the ankle motors hold (``ankle_share``). The planner walks on the
 adjusted GaitBody, so footholds, the MPC's preview and the pelvis height reference follow it.
+On such a robot, at any command, the lag step (``lag_step``, ``shorten``) also shortens a step
+whose foothold lies beyond what the CoM's predicted capture point can roll over (an ankle-limited
+CoP cannot roll a slowed CoM over a foot placed for the speed it no longer has).
 """
 
 from __future__ import annotations
