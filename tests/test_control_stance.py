@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import robot_or_skip
-from kinemorph.control import SimulationConfig, simulate_gait
+from kinemorph.control import ControlConfig, SimulationConfig, simulate_gait
 from kinemorph.control.stance import SpeedStance, StanceConfig, ankle_shortfall, lag_step
 from kinemorph.control.support import ankle_sole
 from kinemorph.errors import ConfigError
@@ -112,3 +112,18 @@ def test_lag_step_predicts_the_capture_point_and_shortens_only_a_lagging_step() 
                     foothold=np.array([0.0, 0.2]), heading=h, step_time=step_time) == 0.0  # fmt: skip
     assert lag_step(cp=np.zeros(2), cop=cop, omega=omega, to_touchdown=0.0, standing=standing,
                     foothold=np.array([length, 0.0]), heading=h, step_time=step_time) == 0.0  # fmt: skip
+
+
+def test_t1_lag_step_walks_the_speed_a_far_foothold_stopped() -> None:
+    """T1, neutral at a constant 0.4 m/s: without the lag step the CoM stalls behind a foothold
+    placed for its speed and falls at 3.32 s (README); with it the 5 s walk holds."""
+    t1 = robot_or_skip("booster_t1")
+    runs = {}
+    for shorten in (0.0, 1.0):
+        control = ControlConfig(stance=StanceConfig(shorten=shorten))
+        runs[shorten] = simulate_gait(load_style("neutral"), t1, Commands.constant([0.4, 0.0, 0.0]), 5.0,
+                                      config=SimulationConfig(raise_on_fall=False, control=control))  # fmt: skip
+    assert runs[0.0].fell and runs[0.0].fall_time < 4.0
+    assert not runs[1.0].fell
+    moved = runs[1.0].motion.root_pos[-1, 0] - runs[1.0].motion.root_pos[0, 0]
+    assert moved > 0.5 * 0.4 * (5.0 - 0.8)  # it still walks: at least half the commanded distance
