@@ -20,11 +20,13 @@ import numpy as np
 
 def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> None:
     from kinemorph.optim.ilqr import IlqrSettings, TrackingCost, ilqr
+    from kinemorph.retarget import StmrConfig
     from kinemorph.retarget.stmr.dynamics import servo_model
     from kinemorph.robots.robot import load_robot
 
     robot = load_robot(robot_name)
-    sm = servo_model(robot, dt=1 / 180, kp=40.0, kd=1.0)  # the engine's control step on a 30 fps clip
+    # the engine's control step on a 30 fps clip, its rollouts' physics step
+    sm = servo_model(robot, dt=1 / 180, kp=40.0, kd=1.0, physics_dt=StmrConfig().physics_dt)
     m = sm.model
     q0 = robot.rest_qpos()
     t = np.arange(steps + 1) * sm.dt
@@ -40,11 +42,12 @@ def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> No
     for _ in range(repeats):
         settings = IlqrSettings(max_iterations=iterations, tolerance=0.0, mu_init=1000.0, mu_min=100.0)
         start = time.perf_counter()
-        res = ilqr(m, (q0, np.zeros(m.nv)), u0, cost, settings=settings)
+        res = ilqr(m, (q0, np.zeros(m.nv)), u0, cost, settings=settings, physics=(sm.physics, sm.substeps))
         rates.append(res.iterations / (time.perf_counter() - start) * 60)
     rates.sort()
     print(
-        f"iLQR {robot_name}, {steps} steps of {1000 * sm.dt:.1f} ms: {rates[-1]:.0f} / {rates[len(rates) // 2]:.0f} "
+        f"iLQR {robot_name}, {steps} steps of {1000 * sm.dt:.1f} ms ({sm.substeps} physics steps each): "
+        f"{rates[-1]:.0f} / {rates[len(rates) // 2]:.0f} "
         f"iterations per minute (best / median of {repeats}; target >= 20); cost {res.history[0]:.1f} -> {res.cost:.1f}"
     )
 
