@@ -141,8 +141,12 @@ class GaitController:
                           share=1.0)  # fmt: skip
         self.stance = SpeedStance(self.cfg.stance, self.rg.body, ankle_shortfall(self.rg.body, held))
         share = self.cfg.stance.ankle_share
-        self._held = self.cop_body if share <= 0 else ankle_sole(
-            self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity, share=share
+        self._held = (
+            self.cop_body
+            if share <= 0
+            else ankle_sole(
+                self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity, share=share
+            )
         )  # the soles the ankle motors hold, for the CoM planner while the speed stance constrains the QP
         self._wbc_cfgs = (self.wbc.cfg, dataclasses.replace(self.wbc.cfg, hard_contacts=True, torque_limits=True))
         self.cop = self.com_ref[:, 0].copy()
