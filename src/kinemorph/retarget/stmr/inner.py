@@ -127,11 +127,14 @@ def foot_hessians(
     ahead = max(1, round(LANDING_S / sm.dt))
     behind = max(1, round(TOUCHDOWN_S / sm.dt))
     landing = np.zeros_like(contacts)  # swinging now, planted within LANDING_S; or planted for under TOUCHDOWN_S
+    lifting = np.zeros_like(contacts)  # the mirror image: lifted off within LANDING_S; or lifting within TOUCHDOWN_S
     for k in range(n):
         landing[k] = ~contacts[k] & contacts[k + 1 : k + 1 + ahead].any(axis=0)
         landing[k] |= contacts[k] & ~contacts[max(0, k - behind) : k + 1].all(axis=0)
+        lifting[k] = ~contacts[k] & contacts[max(0, k - ahead) : k].any(axis=0)
+        lifting[k] |= contacts[k] & ~contacts[k : k + 1 + behind].all(axis=0)
     for k in range(n):
-        if w.swing <= 0 and not (contacts[k].any() or landing[k].any()):
+        if w.swing <= 0 and not (contacts[k].any() or landing[k].any() or lifting[k].any()):
             continue  # nothing weighted at this step
         d.qpos[:] = qref[k]
         mujoco.mj_kinematics(m, d)
@@ -150,7 +153,7 @@ def foot_hessians(
                 vel += w.foot_velocity * jtj
             elif w.swing > 0:
                 pos += w.swing * jtj
-            if landing[k, leg]:
+            if landing[k, leg] or lifting[k, leg]:
                 vel += w.landing * jtj
                 if not contacts[k, leg]:  # its vertical speed (soft landing) as the planted feet's speed
                     vel += w.foot_velocity * np.outer(jac[2], jac[2])
