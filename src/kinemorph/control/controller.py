@@ -245,7 +245,10 @@ class GaitController:
         lean = self.external[:2] / (self.mass * w2)  # where a steady push moves the CoP [m]
         step = fb.step + lean
         if not settling:
-            step = step + self._lag(meas, command, timing, pace)  # the lag step (stance.py)
+            lag = self._lag(meas, command, timing, pace)  # the lag step (stance.py)
+            step = step + lag
+            if lag.any():  # the log shows it as step adjustment
+                fb = dataclasses.replace(fb, step=fb.step + lag, step_engaged=True)
         n = float(np.linalg.norm(step))
         if n > self.cfg.feedback.max_step:
             step = step * (self.cfg.feedback.max_step / n)
