@@ -258,9 +258,16 @@ class CaptureStepper:
         est = ctl.recovery.observer.estimate
         return np.array([est[0], est[1], 0.0])
 
+    @staticmethod
+    def _push(ctl: GaitController) -> float:
+        """The push estimate's size [N/kg]."""
+        return float(np.linalg.norm(ctl.recovery.observer.estimate)) / ctl.mass
+
+    def _above(self, engaged: bool, push: float) -> bool:
+        return self.cfg.enabled and engaged and push > self.cfg.min_push
+
     def _acts(self, ctl: GaitController) -> bool:
-        push = float(np.linalg.norm(ctl.recovery.observer.estimate)) / ctl.mass  # [N/kg]
-        return ctl.recovery.engaged and push > self.cfg.min_push and (self.active or self.sustained())
+        return self._above(ctl.recovery.engaged, self._push(ctl)) and (self.active or self.sustained())
 
     def sustained(self) -> bool:
         """Whether the estimate has been above ``min_push`` for ``min_time`` (``above``, counted by ``gate``)."""
@@ -269,7 +276,7 @@ class CaptureStepper:
     def gate(self, engaged: bool, push: float, dt: float) -> bool:
         """Whether the stepping acts this tick of dt [s] for a push estimate [N/kg] while the push
         recovery is ``engaged``: above ``min_push``, for ``min_time`` in a row unless it acts already."""
-        above = self.cfg.enabled and engaged and push > self.cfg.min_push
+        above = self._above(engaged, push)
         self.above = self.above + dt if above else 0.0
         return above and (self.active or self.sustained())
 
@@ -278,7 +285,7 @@ class CaptureStepper:
         """The foothold shift (2,) [m] and feedback for this tick from the measured CoM state (2, 2)
         under the adjusted command ``cmd``; ``step`` and ``fb`` as the gait feedback has them."""
         rec = ctl.recovery
-        push = float(np.linalg.norm(rec.observer.estimate)) / ctl.mass  # [N/kg]
+        push = self._push(ctl)
         on = self.gate(rec.engaged, push, ctl.dt_plan)
         share = min(1.0, (push - self.cfg.min_push) / max(self.cfg.full_push - self.cfg.min_push, 1e-9))
         if on and push > self.strongest:
