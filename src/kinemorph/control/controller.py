@@ -291,13 +291,11 @@ class GaitController:
         once 1/w before touch-down and held until the foot lands."""
         gain = self.cfg.stance.shorten
         idle = gain <= 0 or self.stance.shortfall <= 0 or self.recovery.engaged
-        if idle or not self.phases or self._standing is None:
+        single = bool(self.phases) and sum(self.phases[0].contacts) == 1
+        if idle or not single or self._standing is None:
             self._lag_prev, self._lag_foot = np.zeros(2), -1
             return self._lag_prev
         first = self.phases[0]
-        if all(first.contacts) or not any(first.contacts):
-            self._lag_prev, self._lag_foot = np.zeros(2), -1
-            return self._lag_prev
         f = 0 if not first.contacts[0] else 1
         if self._lag_foot == f:  # decided for this swing: held until touch-down
             return self._lag_prev
