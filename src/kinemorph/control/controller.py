@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ..gait.footsteps import Pose2, min_separation, wrap_angle
+from ..gait.footsteps import GaitBody, Pose2, min_separation, wrap_angle
 from ..gait.phase import PhaseMap
 from ..gait.planner import Planner
 from ..gait.robot_table import RobotGait
@@ -135,19 +135,16 @@ class GaitController:
         ref = self.planner.step(tuple(command), 0.0)
         self.next = self.maker.frame(ref, np.zeros(2), np.zeros(2))
         self.com_ref = self.com_state(d)
-        self.cop_body = ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit,
-                                   self.mass * self.gravity, share=self.cfg.wbc.ankle_share)  # fmt: skip
-        held = ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity,
-                          share=1.0)  # fmt: skip
-        self.stance = SpeedStance(self.cfg.stance, self.rg.body, ankle_shortfall(self.rg.body, held))
+
+        def sole(share: float) -> GaitBody:  # the soles where ``share`` of the ankle motors hold the weight
+            return ankle_sole(self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit,
+                              self.mass * self.gravity, share=share)  # fmt: skip
+
+        self.cop_body = sole(self.cfg.wbc.ankle_share)
+        self.stance = SpeedStance(self.cfg.stance, self.rg.body, ankle_shortfall(self.rg.body, sole(1.0)))
         share = self.cfg.stance.ankle_share
-        self._held = (
-            self.cop_body
-            if share <= 0
-            else ankle_sole(
-                self.m, d, self.rg, self.feet, self.wbc.act_dof, self.wbc.limit, self.mass * self.gravity, share=share
-            )
-        )  # the soles the ankle motors hold, for the CoM planner while the speed stance constrains the QP
+        # the soles the ankle motors hold, for the CoM planner while the speed stance constrains the QP
+        self._held = self.cop_body if share <= 0 else sole(share)
         self._wbc_cfgs = (self.wbc.cfg, dataclasses.replace(self.wbc.cfg, hard_contacts=True, torque_limits=True))
         self.cop = self.com_ref[:, 0].copy()
 
