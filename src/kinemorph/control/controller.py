@@ -27,6 +27,7 @@ from ..gait.robot_table import RobotGait
 from ..gait.style import Style
 from ..robots.robot import Robot
 from ..sim.model import TorqueModel
+from .backstep import back_step_shift
 from .capture import Recovery
 from .config import ControlConfig
 from .feedback import FeedbackState, GaitFeedback
@@ -205,9 +206,9 @@ class GaitController:
             self.com_ref = np.stack([x, v], axis=1)
         e, ed = meas[:, 0] - self.com_ref[:, 0], meas[:, 1] - self.com_ref[:, 1]
         self._observe(meas[:, 1], d)
-        self.planner.body = self.stance.update(float(command[0]))  # lower, narrower at speed (stance.py)
-        self.wbc.cfg = self._wbc_cfgs[1] if self.stance.constrained else self._wbc_cfgs[0]
         timing = self.planner.sampler.sample(tuple(command)).timing
+        self.planner.body = self.stance.update(float(command[0]), timing)  # lower, narrower at speed (stance.py)
+        self.wbc.cfg = self._wbc_cfgs[1] if self.stance.constrained else self._wbc_cfgs[0]
         pace = self._pace(command, timing)
         stride = reach_share(self.maker.max_width, self.rg.body, float(command[1]), timing)
         self.maker.sideways = float(command[1]) if stride > self.cfg.smooth_reach else 0.0  # targets.FrameMaker
@@ -242,7 +243,7 @@ class GaitController:
         lean = self.external[:2] / (self.mass * w2)  # where a steady push moves the CoP [m]
         step = fb.step + lean
         if not settling:
-            lag = self._lag(meas, command, timing, pace)  # the lag step (stance.py)
+            lag = self._lag(meas, command, timing, pace) + back_step_shift(self, command, timing, pace)  # backstep.py
             step = step + lag
             if lag.any():  # the log shows it as step adjustment
                 fb = dataclasses.replace(fb, step=fb.step + lag, step_engaged=True)
@@ -265,7 +266,7 @@ class GaitController:
         cop_body = self._held if self.stance.constrained else self.cop_body  # the soles the ankles hold at speed
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), cop_body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
-        cop_now = poly.project(cop_now)
+        cop_now = poly.project(self.stepper.cop(cop_now, meas, lean, self.feedback.omega))
         plan = solve_mpc(phases, x0, cop_now, body=cop_body, height=self.height, gravity=self.gravity,
                          config=self.cfg.mpc, offset=lean)  # fmt: skip
         solved = plan.status == "solved"
@@ -356,7 +357,7 @@ class GaitController:
             if late.any():
                 contacts = b.contacts & ~late
                 foot_pos = foot_pos.copy()
-                foot_pos[late, 2] -= self.cfg.late_descent
+                foot_pos[late, 2] -= self.stepper.descent(self.cfg.late_descent)
                 fv = fv.copy()
                 fv[late] = 0.0
         tg = WbcTargets(
@@ -372,6 +373,7 @@ class GaitController:
             joints=a.joints + s * (b.joints - a.joints),
             external=self.external,
             pushed=self.recovery.engaged,
+            stepping=self.stepper.active,
         )
         out = self.wbc.solve(d, tg)
         self.contact_sum += out.foot_force[:, :2].sum(axis=0)

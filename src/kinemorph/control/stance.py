@@ -16,7 +16,9 @@ the CoP inside the soles the ankle motors hold (``ankle_share``). The planner wa
 adjusted GaitBody, so footholds, the MPC's preview and the pelvis height reference follow it.
 On such a robot, at any command, the lag step (``lag_step``, ``shorten``) also shortens a step
 whose foothold lies beyond what the CoM's predicted capture point can roll over (an ankle-limited
-CoP cannot roll a slowed CoM over a foot placed for the speed it no longer has).
+CoP cannot roll a slowed CoM over a foot placed for the speed it no longer has). Backward
+steps get their own limits there (backstep.py: a capped step length, and fast backward swings
+constrained).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..gait.footsteps import GaitBody, min_separation
+from .backstep import fast_backward
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,11 @@ class StanceConfig:
             engaged it fell at 16.16 s (the next foothold 13 cm ahead of a CoM at 0.07 m/s after
             the schedule's backward-to-forward change), uncapped T1's relaxed fwd-0.5 fell at
             10.78 s (README).
+        back_step: under a backward command, the coming foothold lies at most this many half
+            strides (|v| T / 2) beyond the standing foot (backstep.py; 0: off).
+        back_swing_speed: a backward command whose stride over its shortest swing exceeds this
+            [m/s] runs the whole-body QP constrained and the CoM planner on the held soles, as at
+            speed (backstep.py; 0: off). T1's injured backward walks 20 s with both (fell at 2.47 s).
     """
 
     enabled: bool = True
@@ -64,6 +72,8 @@ class StanceConfig:
     qp_share: float = 0.5
     ankle_share: float = 0.8
     shorten: float = 1.0
+    back_step: float = 1.0
+    back_swing_speed: float = 0.9
 
     def __post_init__(self) -> None:
         if not 0 <= self.low_speed < self.full_speed:
@@ -90,11 +100,14 @@ class SpeedStance:
         self.body = body
         self.shortfall = shortfall if config.enabled else 0.0
         self.share = 0.0
+        self.fast_back = False
         self._cache: dict[float, GaitBody] = {}
 
-    def update(self, vx: float) -> GaitBody:
-        """The body to walk on at forward command ``vx`` [m/s]; sets ``share`` (0..1)."""
+    def update(self, vx: float, timing: np.ndarray | None = None) -> GaitBody:
+        """The body to walk on at forward command ``vx`` [m/s]; sets ``share`` (0..1) and, from the
+        gait's timing [t_LTD, t_RLO, t_RTD, T] [s], ``fast_back`` (backstep.fast_backward)."""
         c = self.cfg
+        self.fast_back = timing is not None and fast_backward(vx, timing, c.back_swing_speed)
         self.share = min(1.0, max(0.0, (abs(vx) - c.low_speed) / (c.full_speed - c.low_speed)))
         amount = round(self.share * self.shortfall, 3)  # 1 mm steps: the bodies are reused
         if amount <= 0.0:
@@ -113,7 +126,7 @@ class SpeedStance:
     @property
     def constrained(self) -> bool:
         """Whether the whole-body QP runs with hard contacts and torque limits now."""
-        return self.shortfall > 0.0 and self.share > self.cfg.qp_share
+        return self.shortfall > 0.0 and (self.share > self.cfg.qp_share or self.fast_back)
 
 
 def lag_step(
