@@ -11,6 +11,7 @@ import pytest
 
 from conftest import robot_or_skip
 from kinemorph.control import ControlConfig, SimulationConfig, simulate_gait
+from kinemorph.control.backstep import fast_backward, step_excess
 from kinemorph.control.stance import SpeedStance, StanceConfig, ankle_shortfall, lag_step
 from kinemorph.control.support import ankle_sole
 from kinemorph.errors import ConfigError
@@ -127,3 +128,42 @@ def test_t1_lag_step_walks_the_speed_a_far_foothold_stopped() -> None:
     assert not runs[1.0].fell
     moved = runs[1.0].motion.root_pos[-1, 0] - runs[1.0].motion.root_pos[0, 0]
     assert moved > 0.5 * 0.4 * (5.0 - 0.8)  # it still walks: at least half the commanded distance
+
+
+def test_back_step_excess_and_fast_backward_swing() -> None:
+    back = np.array([-1.0, 0.0])
+    stand = np.array([0.0, -0.1])
+    # the first backward step from standing: 27.6 cm beyond the standing foot, capped at 16.5 cm
+    assert step_excess(standing=stand, foothold=np.array([-0.276, 0.1]), heading=back, limit=0.165) == pytest.approx(
+        0.111
+    )
+    assert step_excess(standing=stand, foothold=np.array([-0.15, 0.1]), heading=back, limit=0.165) == 0.0
+    assert step_excess(standing=stand, foothold=np.array([0.1, 0.1]), heading=back, limit=0.165) == 0.0  # ahead
+    injured, neutral = np.array([0.3, 0.45, 0.88, 1.1]), np.array([0.36, 0.45, 0.81, 0.9])  # T1 at -0.3 m/s
+    assert fast_backward(-0.3, injured, 0.9)  # 0.33 m in its 0.3 s left swing: 1.10 m/s
+    assert not fast_backward(-0.3, neutral, 0.9)  # 0.27 m in 0.36 s: 0.75 m/s
+    assert not fast_backward(0.3, injured, 0.9) and not fast_backward(-0.3, injured, 0.0)  # forward, off
+    st = SpeedStance(StanceConfig(), BODY, 0.47)
+    st.update(-0.3, injured)
+    assert st.fast_back and st.constrained and st.share == 0.0  # constrained below the stance's speeds
+    st.update(-0.3, neutral)
+    assert not st.constrained
+    strong = SpeedStance(StanceConfig(), BODY, 0.0)
+    strong.update(-0.3, injured)
+    assert not strong.constrained  # G1's ankles: nothing changes
+
+
+def test_t1_walks_injured_backward_with_the_back_step() -> None:
+    """T1, injured at 0.3 m/s backward: fell at 2.47 s before backstep.py (its first step from
+    standing too long and swung too fast); 5 s here, the 20 s walk in the T1 sweep (README)."""
+    t1 = robot_or_skip("booster_t1")
+    runs = {}
+    for on in (False, True):
+        stance = StanceConfig() if on else StanceConfig(back_step=0.0, back_swing_speed=0.0)
+        config = SimulationConfig(raise_on_fall=False, control=ControlConfig(stance=stance))
+        runs[on] = simulate_gait(load_style("injured"), t1, Commands.constant([-0.3, 0.0, 0.0]), 5.0, config=config)
+    assert runs[False].fell and runs[False].fall_time < 3.0
+    assert not runs[True].fell
+    moved = runs[True].motion.root_pos[0, 0] - runs[True].motion.root_pos[-1, 0]
+    assert moved > 0.5 * 0.3 * (5.0 - 0.8)  # backwards, at least half the commanded distance
+    assert runs[True].log.step_adjust_engaged.any()
