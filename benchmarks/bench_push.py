@@ -86,7 +86,8 @@ def override(control: ControlConfig, settings: list[str]) -> ControlConfig:
         if not dataclasses.is_dataclass(objs[-1]) or name not in {f.name for f in dataclasses.fields(objs[-1])}:
             raise ValueError(f"--set {item!r}: no setting {key!r}")
         old = getattr(objs[-1], name)
-        value: object = text.lower() == "true" if isinstance(old, bool) else type(old)(float(text))
+        kind = float if old is None else type(old)  # an optional setting that is off takes a number
+        value: object = text.lower() == "true" if isinstance(old, bool) else kind(float(text))
         new = dataclasses.replace(objs[-1], **{name: value})
         for obj, part in zip(reversed(objs[:-1]), reversed(parts)):
             new = dataclasses.replace(obj, **{part: new})

@@ -266,7 +266,7 @@ class GaitController:
         cop_body = self._held if self.stance.constrained else self.cop_body  # the soles the ankles hold at speed
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), cop_body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
-        cop_now = poly.project(self.stepper.cop(cop_now, meas, lean, self.feedback.omega))
+        cop_now = poly.project(cop_now)
         plan = solve_mpc(phases, x0, cop_now, body=cop_body, height=self.height, gravity=self.gravity,
                          config=self.cfg.mpc, offset=lean)  # fmt: skip
         solved = plan.status == "solved"
@@ -357,7 +357,7 @@ class GaitController:
             if late.any():
                 contacts = b.contacts & ~late
                 foot_pos = foot_pos.copy()
-                foot_pos[late, 2] -= self.stepper.descent(self.cfg.late_descent)
+                foot_pos[late, 2] -= self.cfg.late_descent
                 fv = fv.copy()
                 fv[late] = 0.0
         tg = WbcTargets(

@@ -77,6 +77,10 @@ class SteppingConfig:
             across the standing foot [m].
         across_share: share of the DCM foothold's component across the push that is taken (0: only
             the component along the push is the DCM's, across it the gait feedback's step stays).
+        across_heading: share of the DCM foothold's component across the push that lies along the
+            walk's heading which is taken, on top of ``across_share`` (a side push: the feet land
+            where the DCM goes along the walk, not where the planner's clock, run faster by the
+            stepping, puts them; a front push: nothing, its across is sideways).
         model_push: while the stepping acts the CoM planner and the QP model the estimated push
             (as capture.CaptureConfig.model_push does for the whole recovery).
         ankle: where the prediction holds the CoP, from the support's centre leaning into the push (0)
@@ -87,6 +91,13 @@ class SteppingConfig:
             own foothold and timing in full): the DCM the push left is stepped out too.
         min_time: the estimate must have been above ``min_push`` this long before the stepping
             acts [s] (a short peak of a smaller push does not start it).
+        late_hold: while a foot the plan has put down has not reached the floor (touchdown.py) the
+            gait clock runs at most at ``ControlConfig.late_kappa`` under the stepping too (else its
+            earlier steps lift the standing foot while the landing one is still in the air).
+        brace: the gait clock's rate in a double support that holds xi + d (1: as the gait; below 1
+            the robot braces on both feet against the push instead of stepping on).
+        brace_margin: with ``brace`` below 1 the double support also braces while xi + d lies up to
+            this far outside it [m] (the push's end brings xi + d back by d).
     """
 
     enabled: bool = False
@@ -101,11 +112,15 @@ class SteppingConfig:
     full_push: float = 1.3
     cross_tolerance: float = 0.02
     across_share: float = 0.0
+    across_heading: float = 0.0
     model_push: bool = True
     ankle: float = 0.5
     freeze: float = 0.05
     latch: float = 0.0
     min_time: float = 0.0
+    late_hold: bool = False
+    brace: float = 1.0
+    brace_margin: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
@@ -219,7 +234,9 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
             u = d / n if axis is None else axis
             base = np.array(first.pose[:2]) + (np.zeros(2) if shift is None else shift)
             along = u * float(u @ (want - base))
-            want = base + along + cfg.across_share * (want - base - along)
+            rest = want - base - along
+            h = np.array([math.cos(stance[2]), math.sin(stance[2])])  # the walk's heading
+            want = base + along + cfg.across_share * rest + cfg.across_heading * float(h @ rest) * h
         landing, inside = within_reach(want, stance, first.pose[2], side, body, cfg)
         moved = float(np.linalg.norm(want - landing)) > 1e-6
         if inside > cfg.cross_tolerance and not double:  # across the standing foot: step as soon as it can
@@ -230,8 +247,10 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
         if not moved:
             break
     if double and best is not None:  # a double support ends early only while it cannot hold xi + d
-        held = support_polygon(list(now.feet), [True, True], body, margin).contains(xi + d)
-        best = dataclasses.replace(best, kappa=1.0 if held else cfg.max_kappa)
+        both = support_polygon(list(now.feet), [True, True], body, margin)
+        p = np.asarray(xi + d, dtype=np.float64)
+        held = both.contains(p) or (cfg.brace < 1.0 and float(np.linalg.norm(p - both.project(p))) <= cfg.brace_margin)
+        best = dataclasses.replace(best, kappa=cfg.brace if held else cfg.max_kappa)
     return best
 
 
@@ -324,10 +343,12 @@ class CaptureStepper:
         if not (swinging and first.time / plan.kappa < self.cfg.freeze):  # else it lands where it goes
             self.landing = plan.landing
         self.last = self.landing - np.array(first.pose[:2])
-        kappa = plan.kappa if plan.kappa > 1.0 else max(fb.kappa, 1.0) if swinging else fb.kappa
+        kappa = plan.kappa if plan.kappa != 1.0 else max(fb.kappa, 1.0) if swinging else fb.kappa
         if share < 1.0:  # between the gait feedback's step and timing and the capture step's
             self.last = share * self.last + (1.0 - share) * np.asarray(step, dtype=np.float64)
             kappa = share * kappa + (1.0 - share) * fb.kappa
+        if self.cfg.late_hold and ctl.cfg.late_touchdown and ctl.watch.waiting.any():
+            kappa = min(kappa, ctl.cfg.late_kappa)  # the landing foot is still in the air: no lift-off yet
         fb = dataclasses.replace(fb, kappa=kappa, step=self.last.copy(), step_engaged=True,
                                  time_engaged=fb.time_engaged or abs(kappa - 1.0) > 1e-3)  # fmt: skip
         return self.last.copy(), fb
