@@ -167,3 +167,12 @@ def test_t1_walks_injured_backward_with_the_back_step() -> None:
     moved = runs[True].motion.root_pos[0, 0] - runs[True].motion.root_pos[-1, 0]
     assert moved > 0.5 * 0.3 * (5.0 - 0.8)  # backwards, at least half the commanded distance
     assert runs[True].log.step_adjust_engaged.any()
+
+
+@pytest.mark.slow
+def test_t1_walks_injured_backward_20_s() -> None:
+    """The T1 sweep's cell that fell before backstep.py (2.47 s, left swing)."""
+    t1 = robot_or_skip("booster_t1")
+    sim = simulate_gait(load_style("injured"), t1, Commands.constant([-0.3, 0.0, 0.0]), 20.0,
+                        config=SimulationConfig(raise_on_fall=False))  # fmt: skip
+    assert not sim.fell
