@@ -80,7 +80,7 @@ class SteppingConfig:
         across_heading: share of the DCM foothold's component across the push that lies along the
             walk's heading which is taken, on top of ``across_share`` (a side push: the feet land
             where the DCM goes along the walk, not where the planner's clock, run faster by the
-            stepping, puts them; a front push: nothing, its across is sideways).
+            stepping, puts them); only while the push is more than 60 degrees off the heading.
         model_push: while the stepping acts the CoM planner and the QP model the estimated push
             (as capture.CaptureConfig.model_push does for the whole recovery).
         ankle: where the prediction holds the CoP, from the support's centre leaning into the push (0)
@@ -236,7 +236,8 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
             along = u * float(u @ (want - base))
             rest = want - base - along
             h = np.array([math.cos(stance[2]), math.sin(stance[2])])  # the walk's heading
-            want = base + along + cfg.across_share * rest + cfg.across_heading * float(h @ rest) * h
+            ahead = cfg.across_heading if abs(float(u @ h)) < 0.5 else 0.0  # a push from the side only
+            want = base + along + cfg.across_share * rest + ahead * float(h @ rest) * h
         landing, inside = within_reach(want, stance, first.pose[2], side, body, cfg)
         moved = float(np.linalg.norm(want - landing)) > 1e-6
         if inside > cfg.cross_tolerance and not double:  # across the standing foot: step as soon as it can
