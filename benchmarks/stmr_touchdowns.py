@@ -1,6 +1,11 @@
 """Where an STMR output's contact slip comes from: its touch-downs in the 1 kHz replay, and its foot slip.
 
     .venv/bin/python benchmarks/stmr_touchdowns.py OUTPUT.npz --robot unitree_go2
+    .venv/bin/python benchmarks/stmr_touchdowns.py --clip dog_walk.bvh --start 60 --stop 150 [--set F=V]
+
+The second form first runs STMR on frames [start, stop) of a clip at the source's timing (alpha 1,
+one inner solve: no outer loop, no polish; ``--set`` overrides StmrConfig fields), ~10 s on Go2:
+the cheap fixed-alpha case to compare inner-problem changes on (the outer loop's choice is chaotic).
 
 Replays the output exactly as ``kinemorph simulate`` does (kinemorph.sim with its defaults, the
 output's own controls) while recording, on every physics step, each paw's contact point (the
@@ -25,9 +30,15 @@ import numpy as np
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("output", help="an STMR output (.npz with controls)")
+    ap.add_argument("output", nargs="?", default=None, help="an STMR output (.npz with controls)")
     ap.add_argument("--robot", default="unitree_go2")
+    ap.add_argument("--clip", default=None, help="a clip under $KINEMORPH_DATA/motions: run STMR at alpha 1 first")
+    ap.add_argument("--start", type=int, default=0, help="first frame of the clip's slice")
+    ap.add_argument("--stop", type=int, default=None, help="end frame of the clip's slice")
+    ap.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="StmrConfig overrides")
     args = ap.parse_args()
+    if (args.output is None) == (args.clip is None):
+        ap.error("give an output file or --clip")
 
     from kinemorph.io import load
     from kinemorph.quality.foot_slip import foot_slip
@@ -36,8 +47,11 @@ def main() -> None:
     from kinemorph.robots.robot import load_robot
     from kinemorph.sim import simulate
 
-    motion, robot = load(args.output), load_robot(args.robot)
+    robot = load_robot(args.robot)
+    motion = load(args.output) if args.output else fixed_alpha(args.clip, args.start, args.stop, robot, args.set)
+    name = args.output or f"{args.clip}[{args.start}:{args.stop}] at alpha 1 {' '.join(args.set)}"
     log: list[np.ndarray] = []
+    others: list[np.ndarray] = []  # per step: other bodies touching, their fastest contact point
     step = mujoco.mj_step
     cache: dict[str, object] = {}
 
@@ -49,7 +63,7 @@ def main() -> None:
             cache["geoms"] = [foot_sphere(m, f) for f in robot.feet]
             cache["floor"] = next(g for g in range(m.ngeom) if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_PLANE)
         geoms, floor = cache["geoms"], cache["floor"]
-        jac, f6, row = np.zeros((3, m.nv)), np.zeros(6), np.zeros((len(geoms), 6))
+        jac, f6, row, extra = np.zeros((3, m.nv)), np.zeros(6), np.zeros((len(geoms), 8)), np.zeros(2)
         for f, g in enumerate(geoms):  # type: ignore[arg-type]
             p = d.geom_xpos[g] - np.array([0.0, 0.0, m.geom_size[g, 0]])
             mujoco.mj_jac(m, d, jac, None, p, int(m.geom_bodyid[g]))
@@ -57,12 +71,21 @@ def main() -> None:
         for i in range(d.ncon):
             c = d.contact[i]
             other = c.geom2 if c.geom1 == floor else c.geom1 if c.geom2 == floor else -1
+            if other < 0:
+                continue
+            mujoco.mj_jac(m, d, jac, None, c.pos, int(m.geom_bodyid[other]))
+            speed = float(np.linalg.norm((jac @ d.qvel)[:2]))  # as the verdict measures it
             if other in geoms:  # type: ignore[operator]
                 mujoco.mj_contactForce(m, d, i, f6)
-                f = geoms.index(other)  # type: ignore[union-attr]
+                f = geoms.index(other)  # type: ignore[attr-defined]
                 row[f, 4] += f6[0]
                 row[f, 5] += np.hypot(f6[1], f6[2])
+                row[f, 6], row[f, 7] = 1.0, max(row[f, 7], speed)
+            else:  # another body touching the floor
+                extra[0] += 1.0
+                extra[1] = max(extra[1], speed)
         log.append(row)
+        others.append(extra)
 
     mujoco.mj_step = recording_step
     try:
@@ -87,7 +110,7 @@ def main() -> None:
                 settled.extend(slide[a + 40 : b - 40, f])
     cm = 100.0
     base = cm * rep.base_position_rms_m
-    print(f"{args.output}: verdict slip {rep.contact_slip_cm_s:.2f} cm/s, fell {rep.fell}, base {base:.1f} cm")
+    print(f"{name}: verdict slip {rep.contact_slip_cm_s:.2f} cm/s, fell {rep.fell}, base {base:.1f} cm")
     if pre_h:
         print(
             f"replay touch-downs {len(pre_h)}: before contact {cm * np.mean(pre_h):.0f} cm/s sideways, "
@@ -97,6 +120,10 @@ def main() -> None:
     if settled:
         mean, median = cm * np.mean(settled), cm * np.median(settled)
         print(f"settled stance (40 ms from either end, after a touch-down): mean {mean:.2f} cm/s, median {median:.2f}")
+    print(
+        "verdict slip by contact phase (cm/s, summing to about the verdict's): "
+        + phases(rec, np.array(others), motion.fps)
+    )
     fs = foot_slip(motion, robot)
     low = lowest_points(robot, motion.qpos, robot.feet)
     planted, speed = fs.planted, fs.speed_cm_s
@@ -107,6 +134,67 @@ def main() -> None:
         f"{speed[above].sum() / max(speed[planted].sum(), 1e-9):.0%} of the summed slip); on the floor "
         f"{speed[planted & ~above].mean():.1f} cm/s (median {np.median(speed[planted & ~above]):.2f})"
     )
+
+
+def fixed_alpha(clip: str, start: int, stop: int | None, robot, overrides: list[str]):  # type: ignore[no-untyped-def]
+    """STMR on frames [start, stop) of a clip at alpha 1: one inner solve (no outer loop)."""
+    import ast
+    import os
+    import time
+    from pathlib import Path
+
+    from kinemorph.motion import load_motion
+    from kinemorph.retarget import StmrConfig, retarget
+
+    kw: dict[str, object] = {"outer_evaluations": 1, "final_iterations": 0, "outer_verdict": False, "verdict": False}
+    for item in overrides:
+        key, _, value = item.partition("=")
+        try:
+            kw[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            kw[key] = value
+    motion = load_motion(Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions" / clip).slice(start, stop)
+    t0 = time.perf_counter()
+    out = retarget(motion, robot, engine="stmr", config=StmrConfig(**kw))  # type: ignore[arg-type]
+    from kinemorph.quality import evaluate
+
+    q = evaluate(out, robot)
+    print(
+        f"STMR at alpha 1 in {time.perf_counter() - t0:.0f} s: rollout vs targets "
+        f"{100 * out.info['tracking_base_rms_m']:.1f} cm; output foot slip {q.foot_slip_mean_cm_s:.2f} cm/s, "
+        f"penetration p95 {q.penetration_p95_cm:.2f} cm, joint jumps {q.joint_jump_frames}"
+    )
+    return out
+
+
+def phases(rec: np.ndarray, others: np.ndarray, fps: float) -> str:
+    """The verdict's slip (per output frame the mean over its contacts, averaged over the frames
+    with contacts) split by each paw contact's phase; rec (steps, F, 8) and others (steps, 2:
+    count, fastest speed [m/s]) of other bodies' contacts, at 1 ms (main)."""
+    touch, speed = rec[:, :, 6] > 0.5, rec[:, :, 7]
+    count_other, other_speed = others[:, 0], others[:, 1]
+    age, left, length = (np.zeros(touch.shape, dtype=np.int64) for _ in range(3))
+    for f in range(touch.shape[1]):
+        edges = np.diff(np.concatenate([[0], touch[:, f].astype(int), [0]]))
+        for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+            age[a:b, f], left[a:b, f], length[a:b, f] = np.arange(b - a), np.arange(b - a)[::-1], b - a
+    long = length >= 20
+    cats = {
+        "under 20 ms": touch & ~long, "0-10 ms": touch & long & (age < 10),
+        "10-40 ms": touch & long & (age >= 10) & (age < 40), "last 20 ms": touch & long & (age >= 40) & (left < 20),
+        "settled": touch & long & (age >= 40) & (left >= 20),
+    }  # fmt: skip
+    sums = dict.fromkeys([*cats, "other bodies"], 0.0)
+    frames = 0
+    for s in (round(k / fps / 0.001) - 1 for k in range(1, int(len(rec) * 0.001 * fps) + 1)):
+        count = touch[s].sum() + count_other[s]
+        if count == 0:
+            continue
+        frames += 1
+        for c, mask in cats.items():
+            sums[c] += float((speed[s] * mask[s]).sum()) / count
+        sums["other bodies"] += count_other[s] * other_speed[s] / count  # (an upper bound: their fastest)
+    return ", ".join(f"{c} {100 * v / max(frames, 1):.2f}" for c, v in sums.items())
 
 
 if __name__ == "__main__":
