@@ -157,3 +157,47 @@ def test_a_short_peak_above_min_push_does_not_start_the_stepping() -> None:
     assert not any(off.gate(True, 2.0, dt) for _ in range(5))
     immediate = CaptureStepper(SteppingConfig(enabled=True, min_time=0.0))
     assert immediate.gate(True, 1.2, dt)
+
+
+def test_a_side_push_puts_the_foothold_along_the_walk_at_the_dcms() -> None:
+    """SteppingConfig.across_heading: from the side, the foothold's component along the walk's heading is
+    the DCM's (the faster clock does not walk the feet ahead of a CoM that stays behind); from the front
+    it changes nothing."""
+    side = np.array([0.0, 0.104])  # from the right: the left (swinging) foot steps out to +y
+    xi = np.array([-0.06, 0.02])  # the CoM fell behind the planned step
+    shift = np.zeros(2)
+    plain = plan_step(xi, side, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift)
+    ahead = plan_step(xi, side, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_heading=1.0), shift)
+    free = plan_step(xi, side, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_share=1.0), shift)
+    assert plain is not None and ahead is not None and free is not None
+    assert plain.landing[0] == pytest.approx(0.1)  # the planner's step along the walk
+    assert ahead.landing[0] == pytest.approx(free.landing[0]) and ahead.landing[0] < 0.0  # the DCM's, behind
+    assert ahead.landing[1] == pytest.approx(plain.landing[1])  # along the push both are the DCM's
+    front = np.array([-0.104, 0.0])
+    xi = np.array([-0.02, -0.09])
+    a = plan_step(xi, front, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift)
+    b = plan_step(xi, front, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_heading=1.0), shift)
+    assert a is not None and b is not None and np.allclose(a.landing, b.landing)
+
+
+def _double_then_left_swing() -> list[SupportPhase]:
+    feet = (LEFT, RIGHT)
+    return [SupportPhase(0.0, 0.05, feet, (True, True), (False, False)),
+            SupportPhase(0.05, 0.35, feet, (False, True), (False, False)),
+            SupportPhase(0.35, 0.45, ((0.1, 0.12, 0.0), RIGHT), (True, True), (True, False))]  # fmt: skip
+
+
+def test_a_double_support_braces_while_it_nearly_holds_the_push() -> None:
+    """SteppingConfig.brace: a double support whose polygon holds xi + d (or nearly, ``brace_margin``)
+    runs at the brace rate; one that cannot ends at the fastest clock."""
+    d = np.array([0.0, -0.104])
+    outside = np.array([0.03, -0.07])  # xi + d 2.7 cm beyond the right sole's outer edge
+    inside = np.array([0.03, 0.0])
+    base = SteppingConfig(ankle=0.0)
+    brace = SteppingConfig(ankle=0.0, brace=0.1, brace_margin=0.05)
+    tight = SteppingConfig(ankle=0.0, brace=0.1)  # no margin: only a held xi + d braces
+    cases = ((base, outside, base.max_kappa), (brace, outside, 0.1), (brace, inside, 0.1), (base, inside, 1.0),
+             (tight, outside, base.max_kappa))  # fmt: skip
+    for cfg, xi, kappa in cases:
+        plan = plan_step(xi, d, _double_then_left_swing(), BODY, W, 0.008, 0.5, cfg)
+        assert plan is not None and plan.kappa == pytest.approx(kappa)
