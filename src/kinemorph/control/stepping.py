@@ -31,7 +31,9 @@ planner tick while the push recovery (capture.py) is engaged and its estimate is
 An option (``ControlConfig.stepping``, off by default): measured on G1 it recovers 1.5 N/kg from
 the front pushed at 4 s, but not at later push times nor from the side; with the whole-body QP's
 hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push times
-4.0-4.6 s and no side push (README, pushes).
+4.0-4.6 s and no side push (README, pushes). Options measured on side pushes and off (README, the
+fourth push session): the foothold along the walk from the DCM (``across_heading``), a bracing
+double support (``brace``), no lift-off while the landing foot is in the air (``late_hold``).
 """
 
 from __future__ import annotations
