@@ -110,7 +110,10 @@ def main() -> None:
                 settled.extend(slide[a + 40 : b - 40, f])
     cm = 100.0
     base = cm * rep.base_position_rms_m
-    print(f"{name}: verdict slip {rep.contact_slip_cm_s:.2f} cm/s, fell {rep.fell}, base {base:.1f} cm")
+    print(
+        f"{name}: verdict slip {rep.contact_slip_cm_s:.2f} cm/s, fell {rep.fell}, base {base:.1f} cm, "
+        f"torque saturation {100 * rep.torque_saturation_fraction:.0f}% of steps"
+    )
     if pre_h:
         print(
             f"replay touch-downs {len(pre_h)}: before contact {cm * np.mean(pre_h):.0f} cm/s sideways, "
