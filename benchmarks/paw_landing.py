@@ -26,6 +26,17 @@ DOWN = (0.3, 1.0, 1.7)
 ACROSS = (0.0, 0.1, 0.3, 0.6)
 
 
+PAW = 1
+"""The paw's geom id in the model paw_model builds (after the floor)."""
+
+
+def _copy_contact(geom: mujoco.MjsGeom, m: mujoco.MjModel, g: int) -> None:
+    """Give a spec geom the contact parameters (solimp, solref, friction) of model geom g."""
+    geom.solimp = m.geom_solimp[g].copy()
+    geom.solref = m.geom_solref[g].copy()
+    geom.friction = m.geom_friction[g].copy()
+
+
 def paw_model(robot_name: str) -> tuple[mujoco.MjModel, float]:
     from kinemorph.retarget.stmr.floor_cost import foot_sphere
     from kinemorph.robots import load_robot
@@ -46,8 +57,7 @@ def paw_model(robot_name: str) -> tuple[mujoco.MjModel, float]:
     floor = spec.worldbody.add_geom()
     floor.type = mujoco.mjtGeom.mjGEOM_PLANE
     floor.size = np.array([5.0, 5.0, 0.1])
-    for attr, arr in (("solimp", m.geom_solimp), ("solref", m.geom_solref), ("friction", m.geom_friction)):
-        setattr(floor, attr, arr[fl].copy())
+    _copy_contact(floor, m, fl)
     floor.priority, floor.condim = int(m.geom_priority[fl]), int(m.geom_condim[fl])
     body = spec.worldbody.add_body()
     body.pos = np.array([0.0, 0.0, 0.05])
@@ -58,8 +68,7 @@ def paw_model(robot_name: str) -> tuple[mujoco.MjModel, float]:
     paw = body.add_geom()
     paw.type = mujoco.mjtGeom.mjGEOM_SPHERE
     paw.size = np.array([m.geom_size[g, 0], 0.0, 0.0])
-    for attr, arr in (("solimp", m.geom_solimp), ("solref", m.geom_solref), ("friction", m.geom_friction)):
-        setattr(paw, attr, arr[g].copy())
+    _copy_contact(paw, m, g)
     paw.priority, paw.condim, paw.margin = int(m.geom_priority[g]), int(m.geom_condim[g]), float(m.geom_margin[g])
     return spec.compile(), mass
 
@@ -67,7 +76,7 @@ def paw_model(robot_name: str) -> tuple[mujoco.MjModel, float]:
 def drop(model: mujoco.MjModel, down: float, across: float) -> tuple[float, float]:
     """(slide [mm], deepest [mm]) of one landing at (down, across) [m/s]."""
     d = mujoco.MjData(model)
-    r = float(model.geom_size[1, 0])
+    r = float(model.geom_size[PAW, 0])
     d.qpos[2] = r + 0.0005
     d.qvel[0], d.qvel[2] = across, -down
     slide, deepest, touched = 0.0, 0.0, 0
@@ -89,7 +98,7 @@ def main() -> None:
     ap.add_argument("--robot", default="unitree_go2")
     args = ap.parse_args()
     model, mass = paw_model(args.robot)
-    radius = 1000 * model.geom_size[1, 0]
+    radius = 1000 * model.geom_size[PAW, 0]
     print(f"{args.robot}: paw radius {radius:.0f} mm, carrying {mass:.2f} kg, on the verdict's floor")
     print("down [m/s]  across [m/s]  slide [mm]  deepest [mm]")
     for down in DOWN:
@@ -97,10 +106,10 @@ def main() -> None:
             slide, deep = drop(model, down, across)
             print(f"{down:10.1f}  {across:12.1f}  {slide:10.2f}  {deep:12.1f}")
     d = mujoco.MjData(model)
-    d.qpos[2] = float(model.geom_size[1, 0])
+    d.qpos[2] = float(model.geom_size[PAW, 0])
     for _ in range(3000):
         mujoco.mj_step(model, d)
-    print(f"at rest: the paw's lowest point {1000 * (d.qpos[2] - model.geom_size[1, 0]):+.1f} mm from z = 0")
+    print(f"at rest: the paw's lowest point {1000 * (d.qpos[2] - model.geom_size[PAW, 0]):+.1f} mm from z = 0")
 
 
 if __name__ == "__main__":
