@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from conftest import robot_or_skip
-from kinemorph.control import ControlError, ControlLog, MpcConfig, SimulationConfig, parse_push, simulate_gait
+from kinemorph.control import (
+    ControlConfig,
+    ControlError,
+    ControlLog,
+    MpcConfig,
+    SimulationConfig,
+    parse_push,
+    simulate_gait,
+)
 from kinemorph.control.feedback import FeedbackConfig, GaitFeedback, deadband
 from kinemorph.control.metrics import tracking_stats
 from kinemorph.control.mpc import _forward, backward_map, solve_mpc
@@ -209,8 +217,6 @@ def test_untrackable_style_reports_phase_and_time(g1) -> None:
 
 
 def _no_settle():
-    from kinemorph.control import ControlConfig
-
     return ControlConfig(settle_time=0.0)
 
 
@@ -306,3 +312,9 @@ def test_simulate_judges_the_simulated_walk_feasible(g1, style: str) -> None:
     report = simulate(sim.motion, g1)
     assert report.feasible, report.reasons
     assert report.residual_force_mean_fraction < 0.02
+
+
+@pytest.mark.parametrize("kw", [{"late_kappa": 0.0}, {"late_kappa": 1.5}, {"control_rate": 300.0}])
+def test_bad_control_settings_are_refused(kw: dict) -> None:
+    with pytest.raises(ConfigError, match=r"late_kappa|control_rate"):
+        ControlConfig(**kw)

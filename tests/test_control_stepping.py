@@ -109,6 +109,8 @@ def test_a_push_towards_the_standing_foot_makes_the_swinging_foot_land_early() -
         SteppingConfig(max_kappa=0.5)
     with pytest.raises(ConfigError, match="min_push"):
         SteppingConfig(min_push=1.5, full_push=1.0)
+    with pytest.raises(ConfigError, match="brace"):  # a clock rate of 0 would stop the gait for good
+        SteppingConfig(brace=0.0)
 
 
 def test_only_the_component_along_the_push_is_the_dcms() -> None:

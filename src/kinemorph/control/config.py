@@ -90,3 +90,5 @@ class ControlConfig:
                 f"control_rate ({self.control_rate} Hz) must be a whole multiple of "
                 f"plan_rate ({self.plan_rate} Hz >= 25)"
             )
+        if not 0 < self.late_kappa <= 1:
+            raise ConfigError(f"late_kappa must be in (0, 1] (a gait clock rate), got {self.late_kappa}")

@@ -127,6 +127,8 @@ class SteppingConfig:
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
             raise ConfigError(f"SteppingConfig: need max_kappa >= 1 and kappa_steps >= 1, got {self}")
+        if not 0 < self.brace <= self.max_kappa:
+            raise ConfigError(f"SteppingConfig: need 0 < brace <= max_kappa (a gait clock rate), got {self.brace}")
         if not (0 <= self.min_push <= self.full_push and 0 <= self.ankle <= 1 and 0 <= self.across_share <= 1):
             raise ConfigError(
                 f"SteppingConfig: need 0 <= min_push <= full_push and ankle, across_share in [0, 1], got {self}"
