@@ -186,3 +186,36 @@ def test_missed_stances_are_completed_and_flights_kept() -> None:
     assert not out[12:27, 1].any()
     assert out[44:46, 2].all() and out[30:60, 2].sum() <= 3
     assert not out[10:, 3].any()
+
+
+def test_a_virtual_paw_hangs_below_its_joint_in_the_source_chain() -> None:
+    """A paw the rig recognition made from an End Site (an elephant's, Motion.virtual) is not a
+    skeleton joint: the leg's chain runs root ... last joint, then the virtual paw."""
+    from kinemorph.motion.motion import Motion
+    from kinemorph.motion.skeleton import Skeleton
+    from kinemorph.retarget.stmr.reference import source_chain
+
+    names = ("body", "hip", "knee", "ankle")
+    offsets = np.array([[0, 0, 0.6], [0.2, 0.1, 0], [0, 0, -0.25], [0, 0, -0.25]], dtype=np.float64)
+    sk = Skeleton(names, np.array([-1, 0, 1, 2]), offsets, (("Xrotation",),) * 4)
+    rot = np.tile([1.0, 0.0, 0.0, 0.0], (2, 4, 1))
+    pos = np.tile(offsets, (2, 1, 1))
+    virtual = {"landmark:paw": ("ankle", "ankle", (0.0, 0.0, -0.05))}
+    m = Motion.from_local(sk, 30.0, rot, pos, virtual=virtual)
+    assert source_chain(m, "hip", "landmark:paw") == ["hip", "knee", "ankle", "landmark:paw"]
+    assert source_chain(m, "hip", "ankle") == ["hip", "knee", "ankle"]
+    assert np.allclose(m.body("landmark:paw")[0][0], [0.2, 0.1, 0.6 - 0.55])
+
+
+def test_spatial_stage_takes_a_quadruped_whose_paws_are_end_sites() -> None:
+    """The shared elephant (a Bip01-style rig: its paws are End Sites, virtual bodies) onto Go2:
+    the spatial stage runs and plants the feet (it failed looking the paws up as joints)."""
+    from kinemorph.motion import load_motion
+    from test_rig_data import external
+
+    robot = robot_or_skip("unitree_go2")
+    motion = load_motion(external("ganimator_elephant_idle1.bvh"))
+    assert any(paw in motion.virtual for _, paw in motion.legs)
+    out = retarget(motion, robot, engine="stmr", config=StmrConfig(stages="spatial", verdict=False))
+    q = evaluate(out, robot)
+    assert q.foot_slip_mean_cm_s <= 1.0 and q.penetration_p95_cm <= 0.1 and q.joint_jump_frames == 0

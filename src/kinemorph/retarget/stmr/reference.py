@@ -94,12 +94,17 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def source_chain(motion: Motion, root: str, paw: str) -> list[str]:
-    """Joint names from a leg's root down to its paw (inclusive); [root, paw] when the paw is not
-    below the root in the skeleton (keypoint files have no tree)."""
+    """Body names from a leg's root down to its paw (inclusive); [root, paw] when the paw is not
+    below the root in the skeleton (keypoint files have no tree). A virtual paw (an End Site below
+    the leg's last joint, ``Motion.virtual``) hangs below the joint that gives its position."""
     sk = motion.skeleton
     names = list(sk.names)
     chain = [paw]
+    if paw in motion.virtual:
+        chain.append(str(motion.virtual[paw][0]))
     while chain[-1] != root:
+        if chain[-1] not in names:
+            return [root, paw]
         p = int(sk.parents[names.index(chain[-1])])
         if p < 0:
             return [root, paw]
