@@ -200,3 +200,30 @@ def test_natural_mode_meets_the_targets(clip: str, robot_name: str) -> None:
     assert err[~result.contacts].mean() <= 0.03
     # and plain mode is what it is: worse on every one of these
     assert plain.foot_slip_mean_cm_s > q.foot_slip_mean_cm_s
+
+
+def test_paw_floors_follow_paws_that_end_above_their_soles() -> None:
+    """An elephant-like rig whose front legs end at the wrist (22 cm above the floor its hind toes
+    stand on, legs 1.3 m high) gets its front floors there; a paw held up the whole clip does not:
+    5 cm above its partner's at most, and both front paws held 30 cm up on 0.5 m legs are capped at
+    30% of the leg's height."""
+    from kinemorph.retarget.quadruped.planner import paw_floors
+
+    t = np.linspace(0, 1, 40)
+    wobble = 0.002 * np.sin(2 * np.pi * t)
+
+    def clip(heights: list[float], root: float) -> tuple[np.ndarray, np.ndarray]:
+        paws = np.zeros((t.size, 4, 3))
+        paws[..., 2] = np.array(heights)[None] + wobble[:, None]
+        roots = paws.copy()
+        roots[..., 2] = root
+        return paws, roots
+
+    floors = paw_floors(*clip([0.22, 0.225, 0.0, 0.0], 1.3))
+    assert np.allclose(floors, [0.22, 0.225, 0.0, 0.0], atol=0.003)
+    floors = paw_floors(*clip([0.15, 0.0, 0.0, 0.0], 0.5))  # one paw held up
+    assert floors[0] == pytest.approx(0.05, abs=0.003)
+    floors = paw_floors(*clip([0.3, 0.3, 0.0, 0.0], 0.5))  # both front paws held up
+    assert np.allclose(floors[:2], 0.3 * 0.5, atol=0.003)
+    paws, _ = clip([0.22, 0.22, 0.0, 0.0], 1.3)
+    assert np.allclose(paw_floors(paws)[:2], 0.05, atol=0.003)  # without the legs' size: 5 cm

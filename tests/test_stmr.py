@@ -208,8 +208,9 @@ def test_a_virtual_paw_hangs_below_its_joint_in_the_source_chain() -> None:
 
 
 def test_spatial_stage_takes_a_quadruped_whose_paws_are_end_sites() -> None:
-    """The shared elephant (a Bip01-style rig: its paws are End Sites, virtual bodies) onto Go2:
-    the spatial stage runs and plants the feet (it failed looking the paws up as joints)."""
+    """The shared elephant (a Bip01-style rig: its paws are End Sites, virtual bodies; its front legs
+    end at the wrist, 22 cm up) onto Go2: the spatial stage runs (it failed looking the paws up as
+    joints) and plants all four feet of this idle clip (the front ones hovered 5 cm up, never planted)."""
     from kinemorph.motion import load_motion
     from test_rig_data import external
 
@@ -219,3 +220,7 @@ def test_spatial_stage_takes_a_quadruped_whose_paws_are_end_sites() -> None:
     out = retarget(motion, robot, engine="stmr", config=StmrConfig(stages="spatial", verdict=False))
     q = evaluate(out, robot)
     assert q.foot_slip_mean_cm_s <= 1.0 and q.penetration_p95_cm <= 0.1 and q.joint_jump_frames == 0
+    assert out.contacts is not None and out.contacts.mean(axis=0).min() > 0.9
+    for _, foot in robot.legs:
+        z = robot.fk(out.qpos).positions[:, robot.body_id(foot), 2]
+        assert np.median(z) < 0.03  # on the floor (the sphere paws' centres rest 2.3 cm up)

@@ -66,7 +66,8 @@ def solve_quadruped(
         gmr = GmrConfig(damping=cfg.damping, tolerance=cfg.tolerance, max_extra_iterations=cfg.max_extra_iterations)
         result = solve_gmr(motion, robot, mapping, gmr, progress=progress)
         paws = np.stack([motion.body(p)[0] for _, p in motion.legs], axis=1)
-        contacts, _ = source_contacts(paws, motion.fps, cfg)
+        roots = np.stack([motion.body(r)[0] for r, _ in motion.legs], axis=1)
+        contacts, _ = source_contacts(paws, motion.fps, cfg, roots)
         info = {**result.info, "engine": "quadruped", "mode": "plain", **_contacts_info(contacts, robot)}
         return replace(result, info=info, contacts=contacts, contact_bodies=feet)
 

@@ -118,14 +118,38 @@ def _smoothstep(x: np.ndarray) -> np.ndarray:
     return x * x * (3.0 - 2.0 * x)
 
 
-def source_contacts(paws: np.ndarray, fps: float, cfg: QuadrupedConfig) -> tuple[np.ndarray, np.ndarray]:
-    """(contacts (T, 4) bool, per-paw floor level (4,) [m]) from paw trajectories (T, 4, 3).
+FLOOR_SPREAD = 0.05
+"""[m] A paw's floor is at most this far above its partner's (paw_floors), whatever the leg's size."""
+FLOOR_SHARE = 0.3
+"""Share of a leg's height (its root above the lowest paw's floor) its paw's floor may be above that floor."""
 
-    Each paw's floor is its 5th-percentile height (paws, not the world origin, say where the
-    ground is: paw joints sit at different heights above their soles), but at most 5 cm above the
-    lowest paw's: a paw held up through the whole clip is not planted in the air."""
+
+def paw_floors(paws: np.ndarray, roots: np.ndarray | None = None) -> np.ndarray:
+    """Each paw's floor level (F,) [m] from paw trajectories (T, F, 3) and the leg roots' (T, F, 3).
+
+    A paw's floor is its 5th-percentile height (paws, not the world origin, say where the ground
+    is: paw joints sit at different heights above their soles; an elephant rig's front legs end at
+    the wrist, 22 cm above the floor its hind toes stand on), but a paw held up through the whole
+    clip is not planted in the air: with four legs (FL FR RL RR) its floor is at most
+    ``FLOOR_SPREAD`` above its partner's (FL-FR, RL-RR), and at most the larger of
+    ``FLOOR_SPREAD`` and ``FLOOR_SHARE`` of its leg's height (without roots: ``FLOOR_SPREAD``)
+    above the lowest paw's floor."""
     floors = np.percentile(paws[:, :, 2], 5, axis=0)
-    floors = np.minimum(floors, floors.min() + 0.05)
+    low = float(floors.min())
+    if floors.shape[0] == 4:
+        floors = np.minimum(floors, floors[[1, 0, 3, 2]] + FLOOR_SPREAD)
+    cap = np.full(floors.shape, FLOOR_SPREAD)
+    if roots is not None:
+        cap = np.maximum(cap, FLOOR_SHARE * (np.median(roots[:, :, 2], axis=0) - low))
+    return np.minimum(floors, low + cap)
+
+
+def source_contacts(
+    paws: np.ndarray, fps: float, cfg: QuadrupedConfig, roots: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(contacts (T, 4) bool, per-paw floor level (4,) [m] of paw_floors) from paw trajectories
+    (T, 4, 3) and, for the legs' size, the leg roots' (T, 4, 3)."""
+    floors = paw_floors(paws, roots)
     contacts = np.zeros(paws.shape[:2], dtype=bool)
     for leg in range(4):
         contacts[:, leg] = detect_contacts_hysteresis(
@@ -209,7 +233,7 @@ def plan(motion: Motion, robot: Robot, cfg: QuadrupedConfig) -> QuadrupedPlan:
     roots = np.stack([motion.body(r)[0] for r, _ in motion.legs], axis=1)  # (T, 4, 3)
     paws = np.stack([motion.body(p)[0] for _, p in motion.legs], axis=1)
     legs = RobotLegs.measure(robot)
-    contacts, paw_floor = source_contacts(paws, fps, cfg)
+    contacts, paw_floor = source_contacts(paws, fps, cfg, roots)
 
     # Scale per leg: robot hip height over the source root's height above its paw's floor, taken
     # while planted (standing legs), or over the whole clip when a paw never touches down.

@@ -21,6 +21,7 @@ import numpy as np
 
 from ...motion.contacts import contact_intervals, speeds
 from ...motion.motion import Motion
+from ..quadruped.planner import paw_floors
 
 REST_HEIGHT = 0.09
 REST_SPEED = 0.3
@@ -30,21 +31,19 @@ DIP_HEIGHT = 0.03
 DIP_FRAMES = 3
 
 
-def paw_floors(paws: np.ndarray) -> np.ndarray:
-    """Each paw's floor level (4,) [m]: the planner's rule (5th percentile, at most 5 cm above the lowest)."""
-    floors = np.percentile(paws[:, :, 2], 5, axis=0)
-    return np.minimum(floors, floors.min() + 0.05)
-
-
 def complete_contacts(motion: Motion, contacts: np.ndarray) -> np.ndarray:
     """The planner's contacts (T, 4) bool with the stances of the module docstring added."""
     paws = np.stack([motion.body(p)[0] for _, p in motion.legs], axis=1)  # (T, 4, 3)
-    return complete_paw_contacts(paws, motion.fps, contacts)
+    roots = np.stack([motion.body(r)[0] for r, _ in motion.legs], axis=1)
+    return complete_paw_contacts(paws, motion.fps, contacts, roots)
 
 
-def complete_paw_contacts(paws: np.ndarray, fps: float, contacts: np.ndarray) -> np.ndarray:
-    """complete_contacts on paw positions (T, F, 3) [m] sampled at fps [1/s]; contacts (T, F) bool."""
-    floors = paw_floors(paws)
+def complete_paw_contacts(
+    paws: np.ndarray, fps: float, contacts: np.ndarray, roots: np.ndarray | None = None
+) -> np.ndarray:
+    """complete_contacts on paw positions (T, F, 3) [m] sampled at fps [1/s]; contacts (T, F) bool;
+    the leg roots' positions (T, F, 3) for the paws' floors (quadruped.planner.paw_floors)."""
+    floors = paw_floors(paws, roots)
     out = contacts.copy()
     rest_frames = max(2, round(REST_S * fps))
     long_swing = max(3, round(LONG_SWING_S * fps))
