@@ -34,6 +34,18 @@ def data_path(name: str) -> Path:
     return path
 
 
+def shared_robot(rel: str) -> Path:
+    """Path of a robot model with no kinemorph mapping, KINEMORPH_DATA/../robots/<rel>; skips the
+    test when it is unavailable."""
+    root = os.environ.get("KINEMORPH_DATA")
+    if not root:
+        pytest.skip("KINEMORPH_DATA is not set (its ../robots holds the unseen models)")
+    path = Path(root).parent / "robots" / rel
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    return path
+
+
 @pytest.fixture(scope="session")
 def generated_walk():  # type: ignore[no-untyped-def]
     """The project's own generated walk (LAFAN1 skeleton), shared by the tests that only read it."""

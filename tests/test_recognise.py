@@ -5,7 +5,6 @@ with naming no registry knows, the registered robots and (with KINEMORPH_DATA) H
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from conftest import needs_data, needs_menagerie
+from conftest import needs_data, needs_menagerie, shared_robot
 from kinemorph.cli import main
 from kinemorph.quality.proxies import link_proxies
 from kinemorph.robots import KNOWN_ROBOTS, load_robot
@@ -28,16 +27,6 @@ ARM = """<mujoco><compiler angle="radian"/><worldbody><body name="a" pos="0 0 0"
   <body name="b" pos="0 0 0.5"><inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>
   <joint axis="0 1 0"/><geom size="0.05"/></body></body></worldbody></mujoco>"""
 """A fixed-base arm: no free joint, no legs."""
-
-
-def _shared_robot(rel: str) -> Path:
-    root = os.environ.get("KINEMORPH_DATA")
-    if not root:
-        pytest.skip("KINEMORPH_DATA is not set (its ../robots holds the unseen models)")
-    path = Path(root).parent / "robots" / rel
-    if not path.is_file():
-        pytest.skip(f"{path} is missing")
-    return path
 
 
 @pytest.mark.parametrize("height", [0.8, 1.6, 1.9])
@@ -232,7 +221,7 @@ def test_urdf_package_meshes_found_beside_the_model_give_the_soles(tmp_path: Pat
 def test_h1_2_recognised_and_retargeted_with_no_mapping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import data_path
 
-    path = _shared_robot("unitree_h1_2/h1_2_handless.xml")
+    path = shared_robot("unitree_h1_2/h1_2_handless.xml")
     robot = load_robot(path)
     rec = robot.recognition
     assert [leg.foot for leg in rec.legs] == ["left_ankle_roll_link", "right_ankle_roll_link"]
@@ -265,7 +254,7 @@ def test_h1_2_walk_meets_the_quality_targets_with_its_mesh_feet() -> None:
     from conftest import data_path
     from kinemorph.pipeline import RetargetJob, run_job
 
-    h12 = run_job(RetargetJob(data_path("walk.bvh"), load_robot(_shared_robot("unitree_h1_2/h1_2_handless.xml"))))
+    h12 = run_job(RetargetJob(data_path("walk.bvh"), load_robot(shared_robot("unitree_h1_2/h1_2_handless.xml"))))
     g1 = run_job(RetargetJob(data_path("walk.bvh"), "unitree_g1"))
     rep, ref = h12.report, g1.report
     assert rep is not None and ref is not None
@@ -279,7 +268,7 @@ def test_a2_dog_walk_natural_planner_on_recognised_legs() -> None:
     from conftest import data_path
     from kinemorph.pipeline import RetargetJob, run_job
 
-    robot = load_robot(_shared_robot("unitree_a2/a2.xml"))
+    robot = load_robot(shared_robot("unitree_a2/a2.xml"))
     done = run_job(RetargetJob(data_path("dog_walk.bvh"), robot))
     rep = done.report
     assert done.engine == "quadruped" and rep is not None

@@ -140,3 +140,21 @@ def test_the_outer_loop_scores_each_candidate_by_its_replay(slowed) -> None:  # 
         r = h["replay"]
         assert set(r) == {"fell", "base_rms_m", "slip_cm_s", "saturation", "feasible", "unsimulated"}
         assert h["objective"] >= h["base_rms_m"] / 0.05 + r["slip_cm_s"] / 2.0
+
+
+def test_servo_gains_scale_with_a_heavier_robot(go2) -> None:  # type: ignore[no-untyped-def]
+    """The default servos (40 N m/rad, 1 N m s/rad) hold for Go2 and A1; Unitree A2 (40 kg, its hips
+    0.42 m up: 4x Go2's m g h) gets them scaled by its m g h over 45 N m; given gains are kept."""
+    from conftest import shared_robot
+    from kinemorph.retarget.stmr.dynamics import servo_gains
+    from kinemorph.robots import load_robot
+    from kinemorph.sim import build_torque_model
+
+    assert servo_gains(build_torque_model(go2), go2, None, None) == (40.0, 1.0)
+    a1 = robot_or_skip("unitree_a1")
+    assert servo_gains(build_torque_model(a1), a1, None, None) == (40.0, 1.0)
+    a2 = load_robot(shared_robot("unitree_a2/a2.xml"))
+    kp, kd = servo_gains(build_torque_model(a2), a2, None, None)
+    assert 130 < kp < 160 and kd == pytest.approx(kp / 40.0)
+    assert servo_gains(build_torque_model(a2), a2, 40.0, None)[0] == 40.0
+    assert servo_model(a2, dt=1 / 180, kp=None, kd=None).kp == pytest.approx(kp)

@@ -64,8 +64,10 @@ class StmrConfig(IkSettings):
         final_iterations: iLQR iterations on the chosen alpha.
         window_s: horizon of each receding-horizon iLQR solve of the inner problem [s].
         commit_s: share of each solve committed before the next one starts from its end [s].
-        servo_kp: stiffness of the joint servos of the dynamics [N m / rad] (0: the replay's).
-        servo_kd: damping of the joint servos [N m s / rad] (0: the replay's).
+        servo_kp: stiffness of the joint servos of the dynamics [N m / rad] (0: the replay's; None,
+            the default: 40 for a robot of Go2's or A1's size, scaled up for a robot that stands with
+            more gravity stiffness: stmr/dynamics.servo_gains).
+        servo_kd: damping of the joint servos [N m s / rad] (0: the replay's; None: 1, scaled the same way).
         base_track_weight: iLQR weight on base position error [1/m^2].
         base_rot_weight: iLQR weight on base orientation error [1/rad^2].
         joint_track_weight: iLQR weight on joint angle error [1/rad^2].
@@ -125,8 +127,8 @@ class StmrConfig(IkSettings):
     final_iterations: int = 3
     window_s: float = 0.4
     commit_s: float = 0.1
-    servo_kp: float = 40.0
-    servo_kd: float = 1.0
+    servo_kp: float | None = None
+    servo_kd: float | None = None
     base_track_weight: float = 2000.0
     base_rot_weight: float = 500.0
     joint_track_weight: float = 20.0
@@ -192,5 +194,5 @@ class StmrConfig(IkSettings):
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
         if not 0 <= self.floor_margin <= 0.02:
             raise ConfigError(f"floor_margin must be in [0, 0.02] m, got {self.floor_margin}")
-        if self.servo_kp < 0 or self.servo_kd < 0:
+        if any(g is not None and not g >= 0 for g in (self.servo_kp, self.servo_kd)):
             raise ConfigError("servo_kp and servo_kd must be >= 0")

@@ -5,7 +5,11 @@ motors become position servos: tau = clip(kp (u - q) - kd v, -limit, limit), u t
 joint target within the joint's range), the limit the motor's torque limit. The gains default to
 those of a Unitree-size servo under a learned policy (kp = 40 N m / rad, kd = 1 N m s / rad):
 the replay's stiffer gains, made for a 1 kHz tracking loop, saturate the motors at 90 Hz and leave
-the optimiser little authority (measured: 80-90% of steps saturated against 0% on a trot). The
+the optimiser little authority (measured: 80-90% of steps saturated against 0% on a trot). A robot
+that stands with more gravity stiffness m g h (mass, gravity, standing hip height) than
+``SERVO_MGH`` gets them scaled by its m g h over that (``servo_gains``): Go2's 40 N m and A1's 33
+keep them, Unitree A2 (40 kg, 164 N m) gets 3.6 times (with Go2's gains its dog_idle rollout fell,
+24 cm off the motion; with these it stands, 7 cm off). The
 damping term is integrated implicitly (``implicitfast``), so one physics step is the control step
 (``control_dt``, 5-20 ms) and one ``mjd_transitionFD`` call gives the step's Jacobians.
 
@@ -25,6 +29,7 @@ from dataclasses import dataclass, replace
 import mujoco
 import numpy as np
 
+from ...robots.geometry import lowest_points
 from ...robots.robot import Robot
 from ...sim.gains import Gains, pd_gains
 from ...sim.model import TorqueModel, build_torque_model
@@ -70,25 +75,46 @@ class ServoModel:
         return np.clip(tau, -self.torque_limit, self.torque_limit)
 
 
+SERVO_KP, SERVO_KD = 40.0, 1.0
+"""[N m / rad], [N m s / rad] The servos' default gains for a robot of Go2's or A1's size."""
+SERVO_MGH = 45.0
+"""[N m] Gravity stiffness m g h up to which the default gains hold as they are (Go2 40, A1 33)."""
+
+
+def servo_gains(tm: TorqueModel, robot: Robot, kp: float | None, kd: float | None) -> tuple[float, float]:
+    """kp, kd as given, or for None the defaults scaled by max(1, m g h / SERVO_MGH) (module docstring)."""
+    if kp is not None and kd is not None:
+        return kp, kd
+    q = robot.rest_qpos()
+    pos = robot.fk(q).positions[0]
+    floor = float(lowest_points(robot, q, tuple(f for _, f in robot.legs)).min()) if robot.legs else 0.0
+    hips = [pos[robot.body_id(h), 2] for h, _ in robot.legs] or [pos[1, 2]]
+    g = float(np.linalg.norm(tm.model.opt.gravity))
+    k = max(1.0, tm.mass * g * (float(np.mean(hips)) - floor) / SERVO_MGH)
+    return (SERVO_KP * k if kp is None else kp), (SERVO_KD * k if kd is None else kd)
+
+
 def servo_model(
     robot: Robot,
     *,
     dt: float,
     friction: float = 0.8,
-    kp: float = 0.0,
-    kd: float = 0.0,
+    kp: float | None = 0.0,
+    kd: float | None = 0.0,
     gains: Gains | None = None,
     floor_margin: float = 0.0,
     floor_solimp: tuple[float, float] | None = None,
     physics_dt: float = 0.0,
 ) -> ServoModel:
     """``robot`` as PD servos stepped every ``dt`` [s] (see the module docstring). kp [N m / rad] and
-    kd [N m s / rad] > 0 set every servo's gains; 0 takes the replay's gains (sim.gains).
+    kd [N m s / rad] > 0 set every servo's gains; 0 takes the replay's gains (sim.gains); None the
+    default for the robot's size (servo_gains).
     floor_margin [m]: the floor's contact layer starts this far above z = 0; floor_solimp: its
     impedance (d0, d_width) when given (MuJoCo's solimp), else MuJoCo's default. physics_dt [s] > 0:
     the rollouts step the physics at about this step (round(dt / physics_dt) substeps); 0: dt."""
     tm = build_torque_model(robot, timestep=min(dt, 0.005), friction=friction)
     jg = pd_gains(tm, robot.rest_qpos(), gains or Gains())
+    kp, kd = servo_gains(tm, robot, kp, kd)
     if kp > 0:
         jg = replace(jg, kp=np.full(tm.model.nu, kp))
     if kd > 0:
