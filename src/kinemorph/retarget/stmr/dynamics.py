@@ -9,7 +9,7 @@ the optimiser little authority (measured: 80-90% of steps saturated against 0% o
 that stands with more gravity stiffness m g h (mass, gravity, standing hip height) than
 ``SERVO_MGH`` gets them scaled by its m g h over that (``servo_gains``): Go2's 40 N m and A1's 33
 keep them, Unitree A2 (40 kg, 164 N m) gets 3.6 times (with Go2's gains its dog_idle rollout fell,
-24 cm off the motion; with these it stands, 7 cm off). The
+24 cm off the motion; with these it stands, 8 cm off). The
 damping term is integrated implicitly (``implicitfast``), so one physics step is the control step
 (``control_dt``, 5-20 ms) and one ``mjd_transitionFD`` call gives the step's Jacobians.
 
