@@ -262,13 +262,16 @@ class GaitController:
             phases[0] = SupportPhase(ph.start, ph.end, ph.feet, contacts, ph.landed)  # type: ignore[arg-type]
         if self.cfg.scaled_preview and not settling and (fb.kappa < pace or self.stepper.active):
             phases = stretch_first(phases, fb.kappa / pace)
+        hold = self.stepper.hold
+        phases = hold.preview(self, phases)  # the held double support alone while a side push is held (hold.py)
         self.phases = phases
         cop_body = self._held if self.stance.constrained else self.cop_body  # the soles the ankles hold at speed
         poly = support_polygon(list(phases[0].feet), list(phases[0].contacts), cop_body, self.cfg.mpc.margin)
         cop_now = self.plan.cop_at(self.time - self.plan_time) if self.plan is not None else x0[:, 0]
         cop_now = poly.project(cop_now)
         plan = solve_mpc(phases, x0, cop_now, body=cop_body, height=self.height, gravity=self.gravity,
-                         config=self.cfg.mpc, offset=lean)  # fmt: skip
+                         config=self.cfg.mpc, offset=lean, lean=hold.cfg.lean if hold.braced else 0.0,
+                         goal=hold.goal)  # fmt: skip
         solved = plan.status == "solved"
         if solved:
             self.plan, self.plan_time = plan, self.time

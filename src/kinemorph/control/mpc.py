@@ -172,14 +172,21 @@ def solve_mpc(
     gravity: float,
     config: MpcConfig,
     offset: np.ndarray | None = None,
+    lean: float = 0.0,
+    goal: np.ndarray | None = None,
 ) -> MpcPlan:
     """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,).
     ``offset`` d [m] (2,): a constant horizontal force F on the CoM (an estimated push), as
     x'' = w^2 (x - p + d) with d = F / (m w^2); the pendulum is solved in p' = p - d, whose
-    polygons are the support polygons moved by -d. The plan's ``cop`` is p'."""
+    polygons are the support polygons moved by -d. The plan's ``cop`` is p'. ``lean``: share of d
+    by which the CoP targets (support centres and the final capture point's) move with the push
+    (0: the CoP at the centres, the CoM leaning into the push by d; 1: the CoM over the centres,
+    the CoP taking the push). ``goal`` (2,) [m]: one target point for them instead of the centres
+    (hold.py moves the CoM onto a foot with it)."""
     cfg = config
     w = math.sqrt(gravity / height)
     d = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
+    shift = lean * d
     times = node_times(phases, cfg)
     n = len(times) - 1
     polys = [support_polygon(list(ph.feet), list(ph.contacts), body, cfg.margin) for ph in phases]
@@ -196,7 +203,7 @@ def solve_mpc(
     decay = math.exp(-w * (times[-1] - times[0]))
     for a, idx in enumerate((ix, iy)):
         cp0 = state[a][0] + state[a][1] / w
-        rhs = cp0 - decay * (last.centre[a] - d[a])
+        rhs = cp0 - decay * ((last.centre[a] if goal is None else goal[a]) - d[a] + shift[a])
         row = np.zeros(nv)
         row[idx] = r
         H += cfg.terminal_weight * np.outer(row, row)
@@ -204,7 +211,7 @@ def solve_mpc(
     # centres and constraints per node: each node lies in the phases on both sides of it
     before = np.minimum(np.searchsorted(ends, times - 1e-6), len(polys) - 1)
     after = np.minimum(np.searchsorted(ends, times + 1e-6), len(polys) - 1)
-    cen = np.array([p.centre for p in polys]) - d
+    cen = np.array([p.centre if goal is None else goal for p in polys]) - d + shift
     centres = 0.5 * (cen[before] + cen[after])
     pairs = [(k, int(before[k])) for k in range(1, n + 1)]
     pairs += [(k, int(after[k])) for k in range(1, n + 1) if after[k] != before[k]]

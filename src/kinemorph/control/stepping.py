@@ -34,13 +34,15 @@ hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 f
 4.0-4.6 s and no side push (README, pushes). Options measured on side pushes and off (README, the
 fourth push session): the foothold along the walk from the DCM (``across_heading``), a bracing
 double support (``brace``), no lift-off while the landing foot is in the air (``late_hold``).
+Against a side push, the brace hold (hold.py, ``hold``, off) stops the walk in a double support
+that holds the push and walks on from that stance after it (2 of 7 push times per side, README).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,6 +51,7 @@ from ..errors import ConfigError
 from ..gait.footsteps import GaitBody, Pose2, min_separation, wrap_angle
 from .capture import touchdowns
 from .feedback import FeedbackState
+from .hold import BraceHold, HoldConfig, from_side
 from .preview import SupportPhase, preview
 from .support import Polygon, support_polygon
 
@@ -100,6 +103,7 @@ class SteppingConfig:
             the robot braces on both feet against the push instead of stepping on).
         brace_margin: with ``brace`` below 1 the double support also braces while xi + d lies up to
             this far outside it [m] (the push's end brings xi + d back by d).
+        hold: the brace hold against a side push (hold.py; off by default).
     """
 
     enabled: bool = False
@@ -123,6 +127,7 @@ class SteppingConfig:
     late_hold: bool = False
     brace: float = 1.0
     brace_margin: float = 0.0
+    hold: HoldConfig = field(default_factory=HoldConfig)
 
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
@@ -240,7 +245,7 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
             along = u * float(u @ (want - base))
             rest = want - base - along
             h = np.array([math.cos(stance[2]), math.sin(stance[2])])  # the walk's heading
-            ahead = cfg.across_heading if abs(float(u @ h)) < 0.5 else 0.0  # a push from the side only
+            ahead = cfg.across_heading if from_side(u, h) else 0.0  # a push from the side only
             want = base + along + cfg.across_share * rest + ahead * float(h @ rest) * h
         landing, inside = within_reach(want, stance, first.pose[2], side, body, cfg)
         moved = float(np.linalg.norm(want - landing)) > 1e-6
@@ -272,12 +277,13 @@ class CaptureStepper:
         self.strongest = 0.0  # its size [N/kg]
         self.since = math.inf  # time since the estimate fell below min_push while acting [s]
         self.above = 0.0  # time the estimate has been above min_push [s]
+        self.hold = BraceHold(cfg.hold)
 
     def external(self, ctl: GaitController, external: np.ndarray) -> np.ndarray:
         """The push force [N] (3,) the CoM planner and the QP model: the estimate while the stepping
         acts with ``model_push`` (the MPC's CoP offset d and the QP's centroidal dynamics), else
         ``external`` (capture.py's)."""
-        if not (self.cfg.enabled and self.cfg.model_push and self._acts(ctl)):
+        if not (self.cfg.enabled and self.cfg.model_push and (self._acts(ctl) or self.hold.braced)):
             return external
         est = ctl.recovery.observer.estimate
         return np.array([est[0], est[1], 0.0])
@@ -310,6 +316,14 @@ class CaptureStepper:
         under the adjusted command ``cmd``; ``step`` and ``fb`` as the gait feedback has them."""
         rec = ctl.recovery
         push = self._push(ctl)
+        if self.cfg.hold.enabled:
+            held = self.hold.update(ctl, self.active, meas, cmd, push, step, fb)
+            if held is not None:
+                if self.hold.braced:
+                    self.last = held[0].copy()
+                else:  # the walk goes on from the stance (hold.walk_on)
+                    self.active, self.strongest, self.last = False, 0.0, np.zeros(2)
+                return held
         on = self.gate(rec.engaged, push, ctl.dt_plan)
         share = min(1.0, (push - self.cfg.min_push) / max(self.cfg.full_push - self.cfg.min_push, 1e-9))
         if on and push > self.strongest:

@@ -20,6 +20,7 @@ schedule (:func:`plan`), which evaluates the style's curves for all frames at on
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -193,6 +194,18 @@ class Planner:
             self.time, self.phase, v, params.weights, timing, attrs, self.path, feet, contacts,
             [r[0] for r in ramps], [r[1] for r in ramps], fade,
         )  # fmt: skip
+
+    def reseat(self, feet: list[Pose2], velocity: np.ndarray | tuple[float, float, float]) -> None:
+        """Stand the plan on ``feet`` (left, right planar sole poses, e.g. where a push left them):
+        they become the locked footholds and the path their midpoint less the nominal stance's
+        forward offset under ``velocity``, at the path's heading; the phase stays."""
+        v = (float(velocity[0]), float(velocity[1]), float(velocity[2]))
+        ahead = self.body.foot_x + float(self.sampler.sample(v).attributes[2])
+        yaw = self.path[2]
+        mx, my = 0.5 * (feet[0][0] + feet[1][0]), 0.5 * (feet[0][1] + feet[1][1])
+        self.path = (mx - math.cos(yaw) * ahead, my - math.sin(yaw) * ahead, yaw)
+        self.locked = [tuple(f) for f in feet]  # type: ignore[misc]
+        self.lifted = list(self.locked)
 
     def step(self, velocity: np.ndarray | tuple[float, float, float], dt: float) -> Reference:
         """Advance by dt [s] under a command (dt = 0 for the first frame); r(t) of that frame."""
