@@ -33,9 +33,10 @@ the front pushed at 4 s, but not at later push times nor from the side; with the
 hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push times
 4.0-4.6 s and no side push (README, pushes). Options measured on side pushes and off (README, the
 fourth push session): the foothold along the walk from the DCM (``across_heading``), a bracing
-double support (``brace``), no lift-off while the landing foot is in the air (``late_hold``).
-Against a side push, the brace hold (hold.py, ``hold``, off) stops the walk in a double support
-that holds the push and walks on from that stance after it (2 of 7 push times per side, README).
+double support (``brace``, removed: the brace hold replaces it), no lift-off while the landing foot
+is in the air (``late_hold``). Against a side push, the brace hold (hold.py, ``hold``, off) stops the
+walk in a double support that holds the push and walks on from that stance after it (2 of 7 push
+times per side, README).
 """
 
 from __future__ import annotations
@@ -99,10 +100,6 @@ class SteppingConfig:
         late_hold: while a foot the plan has put down has not reached the floor (touchdown.py) the
             gait clock runs at most at ``ControlConfig.late_kappa`` under the stepping too (else its
             earlier steps lift the standing foot while the landing one is still in the air).
-        brace: the gait clock's rate in a double support that holds xi + d (1: as the gait; below 1
-            the robot braces on both feet against the push instead of stepping on).
-        brace_margin: with ``brace`` below 1 the double support also braces while xi + d lies up to
-            this far outside it [m] (the push's end brings xi + d back by d).
         hold: the brace hold against a side push (hold.py; off by default).
     """
 
@@ -125,15 +122,11 @@ class SteppingConfig:
     latch: float = 0.0
     min_time: float = 0.0
     late_hold: bool = False
-    brace: float = 1.0
-    brace_margin: float = 0.0
     hold: HoldConfig = field(default_factory=HoldConfig)
 
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
             raise ConfigError(f"SteppingConfig: need max_kappa >= 1 and kappa_steps >= 1, got {self}")
-        if not 0 < self.brace <= self.max_kappa:
-            raise ConfigError(f"SteppingConfig: need 0 < brace <= max_kappa (a gait clock rate), got {self.brace}")
         if not (0 <= self.min_push <= self.full_push and 0 <= self.ankle <= 1 and 0 <= self.across_share <= 1):
             raise ConfigError(
                 f"SteppingConfig: need 0 <= min_push <= full_push and ankle, across_share in [0, 1], got {self}"
@@ -259,8 +252,7 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
     if double and best is not None:  # a double support ends early only while it cannot hold xi + d
         both = support_polygon(list(now.feet), [True, True], body, margin)
         p = np.asarray(xi + d, dtype=np.float64)
-        held = both.contains(p) or (cfg.brace < 1.0 and float(np.linalg.norm(p - both.project(p))) <= cfg.brace_margin)
-        best = dataclasses.replace(best, kappa=cfg.brace if held else cfg.max_kappa)
+        best = dataclasses.replace(best, kappa=1.0 if both.contains(p) else cfg.max_kappa)
     return best
 
 
