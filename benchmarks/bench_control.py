@@ -5,6 +5,7 @@
     python benchmarks/bench_control.py --sweep --smooth-reach 0 --commands strafe-0.2 schedule   # reach fixes always
     python benchmarks/bench_control.py --push           # 0.75 and 1.5 N/kg for 1 s from the front and the side
     python benchmarks/bench_control.py --robot unitree_h1 --sweep --styles neutral
+    python benchmarks/bench_control.py --sweep --set stepping.enabled=true wbc.hard_contacts=true  # other settings
 
 Prints one line per run: fell or not, simulated seconds, real-time factor, tracking figures.
 Needs MENAGERIE_ROOT for the robot models. The machine is shared: repeat speed runs (--repeat).
@@ -16,6 +17,7 @@ import argparse
 import time
 
 import numpy as np
+from bench_push import override
 
 from kinemorph.control import ControlConfig, SimulationConfig, parse_push, simulate_gait
 from kinemorph.control.metrics import tracking_stats
@@ -112,10 +114,16 @@ def main() -> None:
         default=1.0,
         help="ControlConfig.smooth_reach for the sweep (0: reach fixes whenever strafing, inf: never) [1]",
     )
+    ap.add_argument("--set", nargs="*", default=[], help="controller settings part.field=value for the sweep and the "
+                    "pushes, e.g. stepping.enabled=true stepping.hold.enabled=true")  # fmt: skip
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--figure", help="plot a 10 s walk at 0.25 m/s with a push (--figure-push) (PNG)")
     ap.add_argument("--figure-push", default="0.5@5:left", help="the figure's push [default: 0.5@5:left]")
     args = ap.parse_args()
+    try:
+        control = override(ControlConfig(smooth_reach=args.smooth_reach), args.set)
+    except ValueError as exc:
+        ap.error(str(exc))
     robot = load_robot(args.robot)
     styles = args.styles or style_names()
     if args.figure:
@@ -125,10 +133,10 @@ def main() -> None:
         for style in styles:
             for name in names:
                 cmd = SCHEDULE if name == "schedule" else Commands.constant(COMMANDS[name])
-                run(robot, style, cmd, args.duration, name, control=ControlConfig(smooth_reach=args.smooth_reach))
+                run(robot, style, cmd, args.duration, name, control=control)
     elif args.push:
         for spec in args.push_specs:
-            run(robot, styles[0], Commands.constant([0.2, 0, 0]), 10.0, spec, [parse_push(spec)])
+            run(robot, styles[0], Commands.constant([0.2, 0, 0]), 10.0, spec, [parse_push(spec)], control)
     else:
         style = load_style(styles[0])
         factors = []
