@@ -21,6 +21,7 @@ from bench_push import override
 
 from kinemorph.control import ControlConfig, SimulationConfig, parse_push, simulate_gait
 from kinemorph.control.metrics import tracking_stats
+from kinemorph.errors import ConfigError
 from kinemorph.gait import Commands, load_style, style_names
 from kinemorph.robots import load_robot
 
@@ -122,7 +123,7 @@ def main() -> None:
     args = ap.parse_args()
     try:
         control = override(ControlConfig(smooth_reach=args.smooth_reach), args.set)
-    except ValueError as exc:
+    except ConfigError as exc:
         ap.error(str(exc))
     robot = load_robot(args.robot)
     styles = args.styles or style_names()

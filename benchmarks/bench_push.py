@@ -23,10 +23,12 @@ import dataclasses
 
 import numpy as np
 
+from kinemorph.config_fields import apply_settings
 from kinemorph.control import ControlConfig, SimulationConfig, parse_push, simulate_gait
 from kinemorph.control.push import Push
 from kinemorph.control.stepping import SteppingConfig
 from kinemorph.control.wbc import WbcConfig
+from kinemorph.errors import ConfigError
 from kinemorph.gait import Commands, load_style
 from kinemorph.robots import load_robot
 from kinemorph.sim import build_torque_model
@@ -76,23 +78,8 @@ VARIANTS = {
 
 def override(control: ControlConfig, settings: list[str]) -> ControlConfig:
     """``control`` with "part.field=value" settings (e.g. stepping.latch=1, wbc.hard_contacts=true);
-    ValueError names a setting that is not a field."""
-    for item in settings:
-        key, _, text = item.partition("=")
-        *parts, name = key.split(".")
-        objs = [control]
-        for part in parts:
-            objs.append(getattr(objs[-1], part, None))
-        if not dataclasses.is_dataclass(objs[-1]) or name not in {f.name for f in dataclasses.fields(objs[-1])}:
-            raise ValueError(f"--set {item!r}: no setting {key!r}")
-        old = getattr(objs[-1], name)
-        kind = float if old is None else type(old)  # an optional setting that is off takes a number
-        value: object = text.lower() == "true" if isinstance(old, bool) else kind(float(text))
-        new = dataclasses.replace(objs[-1], **{name: value})
-        for obj, part in zip(reversed(objs[:-1]), reversed(parts)):
-            new = dataclasses.replace(obj, **{part: new})
-        control = new
-    return control
+    ConfigError names a bad one (kinemorph.config_fields.apply_settings, as ``kinemorph gait --control``)."""
+    return apply_settings(control, settings)
 
 
 def simulate(push: Push, control: ControlConfig, duration: float = 10.0):
@@ -194,7 +181,7 @@ def main() -> None:
         ap.error(f"unknown variant(s) {', '.join(unknown)}; valid: {', '.join(VARIANTS)}")
     try:
         override(ControlConfig(), args.set)
-    except ValueError as exc:
+    except ConfigError as exc:
         ap.error(str(exc))
     if args.diagnose:
         diagnose(args.diagnose, args.variants[0], tuple(args.set))

@@ -234,6 +234,14 @@ def test_cli_simulate_writes_motion_and_log(tmp_path: Path, capsys: pytest.Captu
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("kinemorph: error: --push")
     assert not (tmp_path / "x.npz").exists()
+    for bad in (["--control", "stepping.enabled=maybe"], ["--control", "stepping.nope=1"],
+                ["--control", "stepping.hold.kappa=0"]):  # fmt: skip
+        assert main([*args, *bad, "-o", str(tmp_path / "x.npz")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"kinemorph: error: --control '{bad[1]}'")
+    assert not (tmp_path / "x.npz").exists()
+    assert main([*args[:-2], "--control", "stepping.enabled=true", "-o", str(tmp_path / "x.npz")]) == 2
+    assert "need --simulate" in capsys.readouterr().err
 
 
 SPEEDS = {"forward": (0.5, 0.0, 0.0), "slow": (0.25, 0.0, 0.0), "backward": (-0.3, 0.0, 0.0),

@@ -79,3 +79,63 @@ def field_specs(cls: type) -> list[FieldSpec]:
         typ, optional = scalar_type(f.type)
         out.append(FieldSpec(f.name, typ, optional, helps.get(f.name, ""), f.default))
     return out
+
+
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
+
+
+def _scalar(text: str, kind: type, optional: bool) -> Any:
+    """``text`` as a value of a scalar field (ValueError when it is none)."""
+    if optional and text.lower() == "none":
+        return None
+    if kind is bool:
+        if text.lower() not in _TRUE + _FALSE:
+            raise ValueError(f"{text!r} is not true or false")
+        return text.lower() in _TRUE
+    return kind(text)
+
+
+def _scalar_spec(cls: type, name: str) -> FieldSpec | None:
+    """The field's spec when it is a scalar (float, int, str, bool, optionally None), else None."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            try:
+                kind, optional = scalar_type(f.type)
+            except Exception:  # a tuple, an array, a config class: not given as one value
+                return None
+            return FieldSpec(name, kind, optional, "", f.default) if kind in (bool, int, float, str) else None
+    return None
+
+
+def apply_settings(config: Any, settings: typing.Sequence[str], *, option: str = "--set") -> Any:
+    """``config`` (a frozen dataclass) with settings "part.field=value" applied, e.g.
+    ``stepping.hold.enabled=true`` on a ControlConfig: each part names a nested config, the last
+    a scalar field (bool: true/false, int, float, str; an optional one also takes "none"). The
+    configs' own checks run on the result. ConfigError names a setting that is malformed, names no
+    scalar field, or has a bad value."""
+    from .errors import ConfigError
+
+    for item in settings:
+        key, eq, text = item.partition("=")
+        *parts, name = key.split(".")
+        if not eq or not name:
+            raise ConfigError(f"{option} {item!r}: expected PART.FIELD=VALUE, e.g. stepping.enabled=true")
+        chain = [config]
+        for part in parts:
+            inner = getattr(chain[-1], part, None)
+            if not (dataclasses.is_dataclass(inner) and part in {f.name for f in dataclasses.fields(chain[-1])}):
+                raise ConfigError(f"{option} {item!r}: {type(chain[-1]).__name__} has no part {part!r}")
+            chain.append(inner)
+        spec = _scalar_spec(type(chain[-1]), name)
+        if spec is None:
+            raise ConfigError(f"{option} {item!r}: {type(chain[-1]).__name__} has no setting {name!r}")
+        try:
+            new: Any = dataclasses.replace(chain[-1], **{name: _scalar(text, spec.type, spec.optional)})
+            for outer, part in zip(reversed(chain[:-1]), reversed(parts)):
+                new = dataclasses.replace(outer, **{part: new})
+        except ConfigError as exc:
+            raise ConfigError(f"{option} {item!r}: {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{option} {item!r}: bad value ({exc})") from None
+        config = new
+    return config

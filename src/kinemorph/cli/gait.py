@@ -8,7 +8,9 @@
 --simulate walks the gait under physics (kinemorph.control: CoM MPC, whole-body QP, gait feedback
 in MuJoCo) instead of solving it kinematically: the output is the simulated motion, --log the
 controller's log. --push F@T:DIR pushes the pelvis with F newtons per kg for 1 s from time T,
-from the front, back, left or right (repeatable). An .npz output of an unpushed walk carries the
+from the front, back, left or right (repeatable); --control sets the controller's options
+(``--control stepping.enabled=true --control stepping.hold.enabled=true``: the capture stepping and
+the brace hold, README pushes). An .npz output of an unpushed walk carries the
 motors' torques: ``kinemorph simulate walk_sim.npz --robot unitree_g1`` replays them and judges it.
 
 A schedule file holds (time, velocity) points, linear in between and held after the last: CSV with
@@ -67,6 +69,10 @@ def register(sub: Any) -> None:
     sim.add_argument("--push", action="append", default=[], metavar="F@T:DIR",
                      help="push: F N/kg for 1 s at T s from front|back|left|right (repeatable)")  # fmt: skip
     sim.add_argument("--log", type=Path, help="the controller's log (.npz): references, errors, forces, torques")
+    sim.add_argument("--control", action="append", default=[], metavar="PART.FIELD=VALUE",
+                     help="a controller setting (kinemorph.control.ControlConfig; repeatable), e.g. "
+                          "stepping.enabled=true stepping.hold.enabled=true for the capture stepping and the "
+                          "brace hold against strong pushes")  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -93,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--duration must be positive, got {duration}")
     robot = load_job_robot(args.robot)
     robot_gait_info(robot)  # refuses robots that are not bipeds
-    if args.simulate or args.push or args.log:
+    if args.simulate or args.push or args.log or args.control:
         return _simulated(args, style, robot, commands, duration, outputs, t0)
     bar = None if args.quiet else ProgressBar(f"gait {style.name} -> {robot.name}")
     motion = gait_motion(style, robot, commands, duration, config, progress=bar)
@@ -122,20 +128,24 @@ def _simulated(args: argparse.Namespace, style: Any, robot: Any, commands: Any, 
                outputs: Any, t0: float) -> int:  # fmt: skip
     """--simulate: the walk under physics (kinemorph.control), its motion and log."""
     from .._files import check_writable
-    from ..control import parse_push, simulate_gait
+    from ..config_fields import apply_settings
+    from ..control import ControlConfig, SimulationConfig, parse_push, simulate_gait
     from ..errors import ConfigError
     from ..progress import ProgressBar
     from ..quality import evaluate
 
     if not args.simulate:
-        raise ConfigError("--push and --log need --simulate")
+        raise ConfigError("--push, --log and --control need --simulate")
     pushes = [parse_push(text) for text in args.push]
+    control = apply_settings(ControlConfig(), args.control, option="--control")
     if args.log is not None:
         if args.log.suffix.lower() != ".npz":
             raise ConfigError(f"{args.log}: the log is an .npz file")
         check_writable(args.log, force=args.force)
     bar = None if args.quiet else ProgressBar(f"gait {style.name} -> {robot.name} (physics)")
-    sim = simulate_gait(style, robot, commands, duration, pushes=pushes, progress=bar)
+    sim = simulate_gait(
+        style, robot, commands, duration, pushes=pushes, progress=bar, config=SimulationConfig(control=control)
+    )
     report = evaluate(sim.motion, robot)
     outputs.write(sim.motion, robot, report)
     if args.log is not None:
