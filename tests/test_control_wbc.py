@@ -94,3 +94,65 @@ def test_push_pelvis_weight_lets_the_pelvis_go_while_pushed(standing) -> None:  
         wbc.cfg = base
     # the pelvis pitch task drives the pelvis' angular acceleration; with a weak weight much less
     assert abs(float((jr @ free.qdd)[1])) < 0.5 * abs(float((jr @ held.qdd)[1]))
+
+
+def _moving(tm, d: mujoco.MjData, seed: int = 0) -> mujoco.MjData:  # type: ignore[no-untyped-def]
+    """A copy of ``d`` with random velocities (every task's Jacobian changes with time)."""
+    dm = mujoco.MjData(tm.model)
+    dm.qpos[:] = d.qpos
+    dm.qvel[:] = np.random.default_rng(seed).normal(scale=0.5, size=tm.model.nv)
+    mujoco.mj_forward(tm.model, dm)
+    return dm
+
+
+def _task_rows(tm, d: mujoco.MjData, ctl) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The Jacobian rows of the feet, pelvis rotation, pelvis height and CoM tasks (18, nv)."""
+    m, nv = tm.model, tm.model.nv
+    J = np.zeros((18, nv))
+    for f, body in enumerate(ctl.feet):
+        mujoco.mj_jacBody(m, d, J[6 * f : 6 * f + 3], J[6 * f + 3 : 6 * f + 6], body)
+    jp = np.zeros((3, nv))
+    mujoco.mj_jacBody(m, d, jp, J[12:15], ctl.pelvis)
+    J[15] = jp[2]
+    jc = np.zeros((3, nv))
+    mujoco.mj_jacSubtreeCom(m, d, jc, 1)
+    J[16:18] = jc[:2]
+    return J
+
+
+def test_task_bias_is_the_rate_of_the_task_jacobians(standing) -> None:  # type: ignore[no-untyped-def]
+    tm, d, ctl = standing
+    dm = _moving(tm, d)
+    h = 1e-6
+    later = mujoco.MjData(tm.model)
+    later.qpos[:] = dm.qpos
+    mujoco.mj_integratePos(tm.model, later.qpos, dm.qvel, h)
+    later.qvel[:] = dm.qvel
+    mujoco.mj_forward(tm.model, later)
+    numeric = (_task_rows(tm, later, ctl) - _task_rows(tm, dm, ctl)) @ dm.qvel / h
+    bias = ctl.wbc.task_bias(dm)
+    assert np.abs(bias[18:]).max() == 0.0
+    assert np.abs(bias[:18]).max() > 0.1  # the velocities make it matter
+    np.testing.assert_allclose(bias[:18], numeric, atol=1e-4 * np.abs(numeric).max())
+
+
+def test_jdot_hard_contacts_plan_the_feet_acceleration_the_model_makes(standing) -> None:  # type: ignore[no-untyped-def]
+    """With hard contacts a standing foot's acceleration J qdd + dJ/dt qd is -foot_kd v (damped
+    still) only when the rate term is taken off the targets (``jdot``)."""
+    tm, d, ctl = standing
+    dm = _moving(tm, d, seed=1)
+    wbc = ctl.wbc
+    base = wbc.cfg
+    bias = wbc.task_bias(dm)[:12]
+    J = _task_rows(tm, dm, ctl)[:12]
+    want = -base.foot_kd * (J @ dm.qvel)
+    errors = []
+    try:
+        for jdot in (False, True):
+            wbc.cfg = dataclasses.replace(base, hard_contacts=True, jdot=jdot)
+            out = wbc.solve(dm, _targets(dm, ctl, pushed=False, com_acc=0.0))
+            assert out.status == "solved"
+            errors.append(float(np.abs(J @ out.qdd + bias - want).max()))
+    finally:
+        wbc.cfg = base
+    assert errors[1] < 1e-6 < 0.1 < errors[0]

@@ -63,6 +63,10 @@ class WbcConfig:
             (``WbcTargets.stepping``; 0: ``swing_weight``): its fast, wide steps are tracked
             before the CoM and pelvis tasks (else the foot lags its descent and overshoots sideways).
         step_height_weight: pelvis height weight while the capture stepping acts (0: ``height_weight``).
+        jdot: every task's acceleration target has the Jacobian's rate term taken off (J qdd = u - dJ/dt
+            qd; :meth:`WholeBody.task_bias`): the feet, pelvis and CoM accelerations the QP plans are
+            then the ones the model makes (without it a standing foot held still by the hard
+            contacts is asked for dJ/dt qd too much). Off: measured in the README (pushes).
         ankle_share: share of each ankle motor's torque limit that the CoM planner's CoP may need
             with the whole weight on one foot: its soles are cut to where the ankles hold the CoP
             (support.ankle_sole; 0: the whole sole).
@@ -102,6 +106,7 @@ class WbcConfig:
     push_constraints: bool = False
     step_swing_weight: float = 0.0
     step_height_weight: float = 0.0
+    jdot: bool = False
 
     def __post_init__(self) -> None:
         if not 0.05 <= self.friction <= 2.0:
@@ -240,6 +245,27 @@ class WholeBody:
         self._jr = np.zeros((3, nv))
         self._jc = np.zeros((3, nv))
         self._reg = config.accel_reg * np.eye(nv)
+        self._dj = np.zeros((6, nv))
+        self._massive = [b for b in range(1, model.nbody) if model.body_mass[b] > 0 and model.body_rootid[b] == 1]
+
+    def task_bias(self, d: mujoco.MjData) -> np.ndarray:
+        """dJ/dt qd of every task row (feet, pelvis rotation, pelvis height, CoM; zero for the
+        joints): a task's acceleration is J qdd plus this. The CoM's is the mass-weighted sum over
+        the robot's bodies at their centres of mass. Shape: (n_rows,)."""
+        m, qd, dj = self.m, d.qvel, self._dj
+        out = np.zeros(self.n_rows)
+        for f, body in enumerate(self.feet):
+            mujoco.mj_jacDot(m, d, dj[:3], dj[3:], d.xpos[body], body)
+            out[6 * f : 6 * f + 6] = dj @ qd
+        mujoco.mj_jacDot(m, d, dj[:3], dj[3:], d.xpos[self.pelvis], self.pelvis)
+        pelvis = dj @ qd
+        out[12:15], out[15] = pelvis[3:], pelvis[2]
+        acc = np.zeros(3)
+        for b in self._massive:
+            mujoco.mj_jacDot(m, d, dj[:3], None, d.xipos[b], b)
+            acc += m.body_mass[b] * (dj[:3] @ qd)
+        out[16:18] = acc[:2] / m.body_subtreemass[1]
+        return out
 
     def solve(self, d: mujoco.MjData, tg: WbcTargets) -> WbcOutput:
         """Torques for the state in ``d`` (kinematics, mass matrix and bias forces computed, as
@@ -294,6 +320,8 @@ class WholeBody:
         q = d.qpos[self.joint_qadr]
         v = qd[6:]
         u[18:] = self.joint_kp * (tg.joints - q) - self.joint_kd * v
+        if cfg.jdot:
+            u -= self.task_bias(d)
         Jt, ut = J, u
         nc = sum(4 * c for _, c in counts)
         n = nv + nc
