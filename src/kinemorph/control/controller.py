@@ -376,7 +376,6 @@ class GaitController:
             joints=a.joints + s * (b.joints - a.joints),
             external=self.external,
             pushed=self.recovery.engaged,
-            stepping=self.stepper.active,
         )
         out = self.wbc.solve(d, tg)
         self.contact_sum += out.foot_force[:, :2].sum(axis=0)

@@ -32,11 +32,11 @@ An option (``ControlConfig.stepping``, off by default): measured on G1 it recove
 the front pushed at 4 s, but not at later push times nor from the side; with the whole-body QP's
 hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push times
 4.0-4.6 s and no side push (README, pushes). Options measured on side pushes and off (README, the
-fourth push session): the foothold along the walk from the DCM (``across_heading``), a bracing
-double support (``brace``, removed: the brace hold replaces it), no lift-off while the landing foot
-is in the air (``late_hold``). Against a side push, the brace hold (hold.py, ``hold``, off) stops the
-walk in a double support that holds the push and walks on from that stance after it (2 of 7 push
-times per side, README).
+fourth push session): the foothold along the walk from the DCM (``across_heading``); a bracing
+double support (``brace``) and no lift-off while the landing foot is in the air (``late_hold``)
+were removed, as were the QP's weights while stepping. Against a side push, the brace hold
+(hold.py, ``hold``, off) stops the walk in a double support that holds the push and walks on from
+that stance after it (2 of 7 push times per side, README).
 """
 
 from __future__ import annotations
@@ -97,9 +97,6 @@ class SteppingConfig:
             own foothold and timing in full): the DCM the push left is stepped out too.
         min_time: the estimate must have been above ``min_push`` this long before the stepping
             acts [s] (a short peak of a smaller push does not start it).
-        late_hold: while a foot the plan has put down has not reached the floor (touchdown.py) the
-            gait clock runs at most at ``ControlConfig.late_kappa`` under the stepping too (else its
-            earlier steps lift the standing foot while the landing one is still in the air).
         hold: the brace hold against a side push (hold.py; off by default).
     """
 
@@ -121,7 +118,6 @@ class SteppingConfig:
     freeze: float = 0.05
     latch: float = 0.0
     min_time: float = 0.0
-    late_hold: bool = False
     hold: HoldConfig = field(default_factory=HoldConfig)
 
     def __post_init__(self) -> None:
@@ -358,8 +354,6 @@ class CaptureStepper:
         if share < 1.0:  # between the gait feedback's step and timing and the capture step's
             self.last = share * self.last + (1.0 - share) * np.asarray(step, dtype=np.float64)
             kappa = share * kappa + (1.0 - share) * fb.kappa
-        if self.cfg.late_hold and ctl.cfg.late_touchdown and ctl.watch.waiting.any():
-            kappa = min(kappa, ctl.cfg.late_kappa)  # the landing foot is still in the air: no lift-off yet
         fb = dataclasses.replace(fb, kappa=kappa, step=self.last.copy(), step_engaged=True,
                                  time_engaged=fb.time_engaged or abs(kappa - 1.0) > 1e-3)  # fmt: skip
         return self.last.copy(), fb

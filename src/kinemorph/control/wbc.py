@@ -59,10 +59,6 @@ class WbcConfig:
             into the push (a hip strategy).
         push_constraints: while the push recovery is engaged (``WbcTargets.pushed``) the QP runs
             with ``hard_contacts`` and ``torque_limits`` on.
-        step_swing_weight: a swinging foot's pose weight while the capture stepping acts
-            (``WbcTargets.stepping``; 0: ``swing_weight``): its fast, wide steps are tracked
-            before the CoM and pelvis tasks (else the foot lags its descent and overshoots sideways).
-        step_height_weight: pelvis height weight while the capture stepping acts (0: ``height_weight``).
         jdot: every task's acceleration target has the Jacobian's rate term taken off (J qdd = u - dJ/dt
             qd; :meth:`WholeBody.task_bias`): the feet, pelvis and CoM accelerations the QP plans are
             then the ones the model makes (without it a standing foot held still by the hard
@@ -104,8 +100,6 @@ class WbcConfig:
     ankle_share: float = 0.0
     push_pelvis_weight: float | None = None
     push_constraints: bool = False
-    step_swing_weight: float = 0.0
-    step_height_weight: float = 0.0
     jdot: bool = False
 
     def __post_init__(self) -> None:
@@ -130,7 +124,6 @@ class WbcTargets:
         joints: target value of every actuated joint [rad] (upper body from the style). Shape: (nj,).
         external: estimated external force on the pelvis [N] (the QP's dynamics include it). Shape: (3,).
         pushed: the push recovery is engaged (``WbcConfig.push_pelvis_weight``).
-        stepping: the capture stepping acts (``WbcConfig.step_swing_weight``, ``step_height_weight``).
     """
 
     foot_pos: np.ndarray
@@ -145,7 +138,6 @@ class WbcTargets:
     joints: np.ndarray
     external: np.ndarray
     pushed: bool = False
-    stepping: bool = False
 
 
 @dataclass(frozen=True)
@@ -278,7 +270,6 @@ class WholeBody:
         J, u, wt = self._J, self._u, self._w
         cols: list[np.ndarray] = []
         counts: list[tuple[int, int]] = []
-        swing_w = cfg.step_swing_weight if tg.stepping and cfg.step_swing_weight > 0 else cfg.swing_weight
         for f, body in enumerate(self.feet):
             r0 = 6 * f
             mujoco.mj_jacBody(m, d, J[r0 : r0 + 3], J[r0 + 3 : r0 + 6], body)
@@ -291,7 +282,7 @@ class WholeBody:
                 kp_lin = 0.0 if tg.contacts[f] else cfg.foot_kp  # a standing foot stays where it landed
                 u[r0 : r0 + 3] = kp_lin * (tg.foot_pos[f] - d.xpos[body]) + cfg.foot_kd * (tg.foot_vel[f, :3] - v[:3])
                 u[r0 + 3 : r0 + 6] = cfg.foot_kp * e_rot + cfg.foot_kd * (tg.foot_vel[f, 3:] - v[3:])
-            wt[r0 : r0 + 6] = cfg.stance_weight if tg.contacts[f] else swing_w
+            wt[r0 : r0 + 6] = cfg.stance_weight if tg.contacts[f] else cfg.swing_weight
             on = (tg.points[f] if cfg.stance_pivots else np.ones(4, dtype=bool)) if tg.contacts[f] else None
             if on is not None and on.any():
                 # contact points: J_p = J_lin - [r]x J_ang with r the point from the body origin
@@ -310,7 +301,7 @@ class WholeBody:
         u[12:15] = cfg.pelvis_kp * _rot_error(tg.pelvis_quat, d.xquat[self.pelvis]) + cfg.pelvis_kd * (
             tg.pelvis_omega - J[12:15] @ qd
         )
-        wt[15] = cfg.step_height_weight if tg.stepping and cfg.step_height_weight > 0 else cfg.height_weight
+        wt[15] = cfg.height_weight
         J[15] = self._jc[2]
         u[15] = cfg.height_kp * (tg.height[0] - d.xpos[self.pelvis, 2]) + cfg.height_kd * (tg.height[1] - J[15] @ qd)
         mujoco.mj_jacSubtreeCom(m, d, self._jc, 1)
