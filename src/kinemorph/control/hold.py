@@ -22,10 +22,11 @@ current double support holds xi + d (within ``margin``), the hold:
   and, when it is there and slower than ``speed``, re-seats the plan on the measured feet
   (Planner.reseat: the feet where they stand, the path between them) and lets the walk go on.
 
-Measured on G1 (README, pushes): it catches the side pushes that meet the windward foot standing
-(its swing foot lands leeward), which the capture stepping alone lost after the push; a push that
-meets the leeward foot standing still falls (the windward foot can only land beside it and the
-leeward step that follows lands short of xi + d).
+Measured on G1 (README, pushes): it catches the side pushes that meet the leeward foot standing
+(its sole holds xi + d until the windward swing foot lands), which the capture stepping alone lost
+after the push; a push that meets the windward foot standing still falls (the leeward swing lands
+at its planned width with xi + d already at its edge, the windward foot can then only land beside
+it and the leeward step that follows lands short of xi + d).
 """
 
 from __future__ import annotations
