@@ -24,9 +24,9 @@ current double support holds xi + d (within ``margin``), the hold:
 
 Measured on G1 (README, pushes): it catches the side pushes that meet the leeward foot standing
 (its sole holds xi + d until the windward swing foot lands), which the capture stepping alone lost
-after the push; a push that meets the windward foot standing still falls (the leeward swing lands
-at its planned width with xi + d already at its edge, the windward foot can then only land beside
-it and the leeward step that follows lands short of xi + d).
+after the push; a push that comes while xi + d lies beyond the leeward sole (the windward foot
+standing, or the leeward one late in its sway) still falls (the windward foot can then only land
+beside the leeward one and the leeward step that follows lands short of xi + d).
 """
 
 from __future__ import annotations
