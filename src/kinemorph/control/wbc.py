@@ -229,10 +229,7 @@ class WholeBody:
         self._J = np.zeros((self.n_rows, nv))
         self._J[18:, 6:] = np.eye(nv - 6)
         self._u = np.zeros(self.n_rows)
-        self._w = np.zeros(self.n_rows)
-        self._w[12:15] = config.pelvis_weight
-        self._w[15] = config.height_weight
-        self._w[16:18] = config.com_weight
+        self._w = np.zeros(self.n_rows)  # the task rows' weights are set from ``cfg`` by every solve
         self._w[18:] = w
         self._jr = np.zeros((3, nv))
         self._jc = np.zeros((3, nv))
@@ -305,6 +302,7 @@ class WholeBody:
         J[15] = self._jc[2]
         u[15] = cfg.height_kp * (tg.height[0] - d.xpos[self.pelvis, 2]) + cfg.height_kd * (tg.height[1] - J[15] @ qd)
         mujoco.mj_jacSubtreeCom(m, d, self._jc, 1)
+        wt[16:18] = cfg.com_weight
         J[16:18] = self._jc[:2]
         c, cv = d.subtree_com[1, :2], J[16:18] @ qd
         u[16:18] = tg.com[2] + cfg.com_kp * (tg.com[0] - c) + cfg.com_kd * (tg.com[1] - cv)
