@@ -108,6 +108,30 @@ def test_mpc_push_offset_moves_the_cop_behind_the_com() -> None:
     assert abs(v[0]) < 0.05 and abs(a[0]) < 0.2  # ... and holding still there
 
 
+def test_mpc_free_start_lets_the_cop_jump_within_the_support() -> None:
+    """By default the first waypoint is the CoP now; ``free_start`` lets it go where the DCM needs
+    it at once, inside the current support (a push held by a double support that just began)."""
+    feet = ((0.0, 0.12, 0.0), (0.0, -0.12, 0.0))
+    phases = [SupportPhase(0.0, 3.0, feet, (True, True), (False, False))]
+    state = np.array([[0.0, 0.0], [-0.02, -0.15]])  # moving towards the right foot, pushed that way
+    d = np.array([0.0, -0.07])
+    kw = dict(body=BODY, height=0.63, gravity=9.81, config=MpcConfig(), offset=d, lean=1.0)
+    held = solve_mpc(phases, state, np.array([0.0, 0.1]), **kw)  # type: ignore[arg-type]
+    free = solve_mpc(phases, state, np.array([0.0, 0.1]), free_start=True, **kw)  # type: ignore[arg-type]
+    assert held.status == free.status == "solved"
+    assert held.cop[0] == pytest.approx([0.0, 0.1], abs=1e-6)
+    poly = support_polygon(list(feet), [True, True], BODY, MpcConfig().margin)
+    assert poly.contains(free.cop[0], tol=1e-6)
+    assert free.cop[0][1] < -0.1  # at once on the right foot, under xi + d
+    xi0 = state[1, 0] + state[1, 1] / free.omega
+
+    def drift(plan) -> float:  # how far the DCM runs in the first 0.3 s
+        x, v, _ = plan.com_at(0.3)
+        return abs(x[1] + v[1] / plan.omega - xi0)
+
+    assert drift(free) < 0.5 * drift(held)
+
+
 def test_feedback_limits_and_deadband() -> None:
     assert np.allclose(deadband(np.array([0.01, 0.0]), 0.02), 0.0)
     assert np.allclose(deadband(np.array([0.05, 0.0]), 0.02), [0.03, 0.0])

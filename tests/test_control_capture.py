@@ -34,6 +34,28 @@ def test_observer_recovers_a_steady_push_and_ignores_an_impact() -> None:
     assert MEDIAN >= 3
 
 
+def test_fast_estimate_follows_a_push_sooner_and_defaults_to_the_estimate() -> None:
+    same = PushObserver(MASS, DT, 4.0)
+    both = PushObserver(MASS, DT, 4.0, fast_hz=20.0)
+    push = np.array([0.0, -1.5 * MASS])
+    v = np.zeros(2)
+    t_slow = t_fast = None
+    for k in range(round(0.4 / DT)):
+        for obs in (same, both):
+            obs.update(v, np.zeros(2))
+        assert np.array_equal(same.fast, same.estimate)
+        if t_fast is None and np.linalg.norm(both.fast) > 1.1 * MASS:
+            t_fast = k * DT
+        if t_slow is None and np.linalg.norm(both.estimate) > 1.1 * MASS:
+            t_slow = k * DT
+        v = v + push / MASS * DT
+    assert t_fast is not None and t_slow is not None
+    assert t_fast + 0.03 < t_slow  # 1.1 N/kg of a 1.5 N/kg push tens of ms sooner
+    assert np.allclose(both.fast, push, rtol=0.02) and np.allclose(both.estimate, push, rtol=0.02)
+    with pytest.raises(ConfigError, match="fast_hz"):
+        CaptureConfig(fast_hz=-1.0)
+
+
 class _Maker:
     max_width = 0.31
 

@@ -62,6 +62,9 @@ class CaptureConfig:
     Attributes:
         enabled: estimate pushes and recover from them (off: the gait feedback alone).
         observer_hz: bandwidth of the push estimate [Hz].
+        fast_hz: bandwidth of a second, faster estimate that the capture stepping and the brace
+            hold (stepping.py, hold.py) act on [Hz] (0: the same estimate); the recovery itself
+            engages on the slower one (at 20 Hz it engaged on a strafing walk's own forces).
         measured_forces: the estimate uses MuJoCo's contact forces (else the QP's).
         engage_force: estimate per kg of robot mass that engages the recovery [N/kg].
         release_force: estimate per kg below which the recovery starts to end [N/kg].
@@ -80,6 +83,7 @@ class CaptureConfig:
 
     enabled: bool = True
     observer_hz: float = 4.0
+    fast_hz: float = 0.0
     measured_forces: bool = True
     engage_force: float = 0.5
     release_force: float = 0.25
@@ -99,8 +103,8 @@ class CaptureConfig:
             raise ConfigError(
                 f"CaptureConfig: need 0 <= release_force <= engage_force, got {self.release_force}, {self.engage_force}"
             )
-        if not self.observer_hz > 0:
-            raise ConfigError(f"CaptureConfig: need observer_hz > 0, got {self.observer_hz}")
+        if not (self.observer_hz > 0 and self.fast_hz >= 0):
+            raise ConfigError(f"CaptureConfig: need observer_hz > 0, fast_hz >= 0, got {self.observer_hz}, {self.fast_hz}")
 
 
 @dataclass(frozen=True)
@@ -127,13 +131,17 @@ MEDIAN = 7
 
 
 class PushObserver:
-    """The push estimate of the module docstring, updated once per planner tick."""
+    """The push estimate of the module docstring, updated once per planner tick: ``estimate``
+    through the low-pass at ``hz``, ``fast`` through one at ``fast_hz`` (0: the same), both after
+    the median."""
 
-    def __init__(self, mass: float, dt: float, hz: float) -> None:
+    def __init__(self, mass: float, dt: float, hz: float, fast_hz: float = 0.0) -> None:
         self.mass = mass
         self.dt = dt
         self.alpha = 1.0 - math.exp(-2.0 * math.pi * hz * dt)
+        self.fast_alpha = 1.0 - math.exp(-2.0 * math.pi * fast_hz * dt) if fast_hz > 0 else 0.0
         self.estimate = np.zeros(2)
+        self.fast = self.estimate
         self._last: np.ndarray | None = None
         self._raw: list[np.ndarray] = []
 
@@ -143,6 +151,7 @@ class PushObserver:
             self._raw = [*self._raw[-(MEDIAN - 1) :], self.mass * (velocity - self._last) / self.dt - contact_force]
             raw = np.median(np.array(self._raw), axis=0)  # drops the touch-downs' short impacts
             self.estimate = self.estimate + self.alpha * (raw - self.estimate)
+            self.fast = self.fast + self.fast_alpha * (raw - self.fast) if self.fast_alpha > 0 else self.estimate
         self._last = np.array(velocity, dtype=np.float64)
         return self.estimate
 
@@ -156,7 +165,7 @@ class Recovery:
         self.maker = maker  # its sideways reach widens while engaged
         self.width = maker.max_width
         self.mass = mass
-        self.observer = PushObserver(mass, dt, cfg.observer_hz)
+        self.observer = PushObserver(mass, dt, cfg.observer_hz, cfg.fast_hz)
         self.engaged = False
         self.quiet = 0.0  # time the estimate has been below release_force [s]
         self.dt = dt

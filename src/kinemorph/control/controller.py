@@ -271,7 +271,7 @@ class GaitController:
         cop_now = poly.project(cop_now)
         plan = solve_mpc(phases, x0, cop_now, body=cop_body, height=self.height, gravity=self.gravity,
                          config=self.cfg.mpc, offset=lean, lean=hold.cfg.lean if hold.braced else 0.0,
-                         goal=hold.goal)  # fmt: skip
+                         goal=hold.goal, free_start=hold.braced and hold.cfg.free_cop)  # fmt: skip
         solved = plan.status == "solved"
         if solved:
             self.plan, self.plan_time = plan, self.time

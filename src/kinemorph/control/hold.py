@@ -69,6 +69,12 @@ class HoldConfig:
         margin: a double support holds the push while xi + d lies at most this far outside it [m].
         slack: a held double support is let go while the push acts once xi + d lies ``margin + slack``
             outside it [m].
+        free_cop: while held, the CoM planner's first CoP waypoint may jump anywhere in the stance
+            (mpc.solve_mpc's ``free_start``) instead of going on from the CoP now: the leeward sole
+            takes the push at once (with the CoP ramping over the first node, 0.1 s, the DCM ran on
+            and the hold let go).
+        min_push: the hold also engages while the capture stepping does not act, once the
+            estimate is above this [N/kg] (0: only while the stepping acts).
     """
 
     enabled: bool = False
@@ -79,6 +85,8 @@ class HoldConfig:
     speed: float = 0.1
     margin: float = 0.02
     slack: float = 0.03
+    free_cop: bool = False
+    min_push: float = 0.0
 
     def __post_init__(self) -> None:
         if not (0 < self.kappa <= 1 and 0 <= self.lean <= 1):
@@ -119,7 +127,7 @@ class BraceHold:
             self.braced, self.goal = False, None
             return None
         w = ctl.feedback.omega  # type: ignore[union-attr]
-        est = ctl.recovery.observer.estimate
+        est = ctl.recovery.observer.fast
         xi = meas[:, 0] + meas[:, 1] / w
         p = xi + est / (ctl.mass * w * w)
         poly = support_polygon(list(standing), [True, True], ctl.rg.body, ctl.cfg.mpc.margin)  # type: ignore[arg-type]
@@ -128,7 +136,8 @@ class BraceHold:
         if not self.braced:
             yaw = ctl.planner.path[2]
             side = from_side(est, np.array([math.cos(yaw), math.sin(yaw)]))
-            if not (acting and pushed and side and out <= self.cfg.margin):
+            strong = acting or (0 < self.cfg.min_push <= push)
+            if not (strong and pushed and side and out <= self.cfg.margin):
                 return None
             self.braced, self.quiet, self.goal = True, 0.0, None
         elif pushed and out > self.cfg.margin + self.cfg.slack:  # the push outgrew the stance: step on

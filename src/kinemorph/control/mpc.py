@@ -174,6 +174,7 @@ def solve_mpc(
     offset: np.ndarray | None = None,
     lean: float = 0.0,
     goal: np.ndarray | None = None,
+    free_start: bool = False,
 ) -> MpcPlan:
     """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,).
     ``offset`` d [m] (2,): a constant horizontal force F on the CoM (an estimated push), as
@@ -182,7 +183,8 @@ def solve_mpc(
     by which the CoP targets (support centres and the final capture point's) move with the push
     (0: the CoP at the centres, the CoM leaning into the push by d; 1: the CoM over the centres,
     the CoP taking the push). ``goal`` (2,) [m]: one target point for them instead of the centres
-    (hold.py moves the CoM onto a foot with it)."""
+    (hold.py moves the CoM onto a foot with it). ``free_start``: the first waypoint is free within
+    the current support instead of fixed at ``cop_now`` (hold.py, HoldConfig.free_cop)."""
     cfg = config
     w = math.sqrt(gravity / height)
     d = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
@@ -213,7 +215,7 @@ def solve_mpc(
     after = np.minimum(np.searchsorted(ends, times + 1e-6), len(polys) - 1)
     cen = np.array([p.centre if goal is None else goal for p in polys]) - d + shift
     centres = 0.5 * (cen[before] + cen[after])
-    pairs = [(k, int(before[k])) for k in range(1, n + 1)]
+    pairs = [(k, int(before[k])) for k in range(0 if free_start else 1, n + 1)]
     pairs += [(k, int(after[k])) for k in range(1, n + 1) if after[k] != before[k]]
     Acat = np.concatenate([polys[i].A for _, i in pairs])
     bcat = np.concatenate([polys[i].b - polys[i].A @ d for _, i in pairs])
@@ -231,8 +233,9 @@ def solve_mpc(
         g[idx] -= cfg.centre_weight * centres[:, axis]
     lo = np.full(nv, -np.inf)
     hi = np.full(nv, np.inf)
-    lo[ix[0]] = hi[ix[0]] = cop_now[0] - d[0]
-    lo[iy[0]] = hi[iy[0]] = cop_now[1] - d[1]
+    if not free_start:  # the CoP goes on from where it is (else it may jump within the support)
+        lo[ix[0]] = hi[ix[0]] = cop_now[0] - d[0]
+        lo[iy[0]] = hi[iy[0]] = cop_now[1] - d[1]
     res = solve_qp(H, g, A=A_in, upper=bcat, x_lower=lo, x_upper=hi)
     cop = np.stack([res.x[ix], res.x[iy]], axis=1)
     return MpcPlan(

@@ -273,13 +273,13 @@ class CaptureStepper:
         ``external`` (capture.py's)."""
         if not (self.cfg.enabled and self.cfg.model_push and (self._acts(ctl) or self.hold.braced)):
             return external
-        est = ctl.recovery.observer.estimate
+        est = ctl.recovery.observer.fast
         return np.array([est[0], est[1], 0.0])
 
     @staticmethod
     def _push(ctl: GaitController) -> float:
         """The push estimate's size [N/kg]."""
-        return float(np.linalg.norm(ctl.recovery.observer.estimate)) / ctl.mass
+        return float(np.linalg.norm(ctl.recovery.observer.fast)) / ctl.mass
 
     def _above(self, engaged: bool, push: float) -> bool:
         return self.cfg.enabled and engaged and push > self.cfg.min_push
@@ -315,7 +315,7 @@ class CaptureStepper:
         on = self.gate(rec.engaged, push, ctl.dt_plan)
         share = min(1.0, (push - self.cfg.min_push) / max(self.cfg.full_push - self.cfg.min_push, 1e-9))
         if on and push > self.strongest:
-            self.strongest, self.axis = push, rec.observer.estimate / (push * ctl.mass)
+            self.strongest, self.axis = push, rec.observer.fast / (push * ctl.mass)
         self.since = 0.0 if on else self.since + ctl.dt_plan
         latched = self.cfg.enabled and rec.engaged and self.active and self.since < self.cfg.latch
         extended = latched and not on
@@ -331,7 +331,7 @@ class CaptureStepper:
             return step, fb
         w = ctl.feedback.omega  # type: ignore[union-attr]
         xi = meas[:, 0] + meas[:, 1] / w
-        d = rec.observer.estimate / (ctl.mass * w * w)
+        d = rec.observer.fast / (ctl.mass * w * w)
         raw = preview(ctl.planner, ctl.maker.offset, cmd, 1.2, ctl._standing)
         timing = ctl.planner.sampler.sample(cmd).timing
         plan = plan_step(xi, d, raw, ctl.rg.body, w, ctl.cfg.mpc.margin, 0.5 * float(timing[3]), self.cfg,
