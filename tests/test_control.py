@@ -327,8 +327,11 @@ def test_push_engages_time_scaling_step_and_velocity_adjustment(pushed, side: st
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="1.5 N/kg pushes are not recovered (README, Limitations)", strict=False)
-@pytest.mark.parametrize("side", ["front", "left"])
+@pytest.mark.parametrize("side", [
+    pytest.param("front", marks=pytest.mark.xfail(reason="1.5 N/kg from the front at 4 s falls (README, Limitations)",
+                                                  strict=True)),
+    "left",  # the brace hold (hold.py) holds it since the defaults of 2026-12-05
+])  # fmt: skip
 def test_push_recovery_during_slow_walking(pushed, side: str) -> None:
     assert not pushed[side].fell
 

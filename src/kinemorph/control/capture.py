@@ -31,7 +31,7 @@ reference took the push in and the error feedback stopped moving the feet). Trie
 the MPC within the leg's reach (after Herdt et al. 2010); a double support held while only both
 feet can hold xi + d and an earlier step otherwise (after Khadiv et al. 2016); the push's extra
 divergence to the next touch-down added to the footholds. Capture stepping from the DCM with
-step timing is stepping.py (an option).
+step timing is stepping.py.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class CaptureConfig:
 
     enabled: bool = True
     observer_hz: float = 4.0
-    fast_hz: float = 0.0
+    fast_hz: float = 20.0
     measured_forces: bool = True
     engage_force: float = 0.5
     release_force: float = 0.25

@@ -27,7 +27,7 @@ class ControlConfig:
             CoM for the first step [s].
         capture: push recovery (capture.py, on by default): above a push estimate's threshold the
             MPC's reference stays near the robot, the footholds move with it, the gait walks with the push.
-        stepping: capture stepping (stepping.py, off by default) while the push estimate is above
+        stepping: capture stepping (stepping.py, on by default) while the push estimate is above
             1.1 N/kg: the coming foothold along the push at the DCM's predicted touch-down point plus
             the push's offset, earlier steps when that is out of reach or across the standing foot.
         max_step_width: a swing foot lands at most this much wider than the standing stance width

@@ -24,9 +24,12 @@ current double support holds xi + d (within ``margin``), the hold:
 
 Measured on G1 (README, pushes): it catches the side pushes that meet the leeward foot standing
 (its sole holds xi + d until the windward swing foot lands), which the capture stepping alone lost
-after the push; a push that comes while xi + d lies beyond the leeward sole (the windward foot
-standing, or the leeward one late in its sway) still falls (the windward foot can then only land
-beside the leeward one and the leeward step that follows lands short of xi + d).
+after the push, and, since it acts on the estimate's 20 Hz twin (capture.CaptureConfig.fast_hz)
+with the CoP free to jump onto the leeward sole (``free_cop``) and from 0.6 N/kg (``min_push``),
+those whose leeward swing foot lands wide enough in time (left 4.0 s); a push that comes while
+xi + d lies beyond the leeward sole with the leeward foot standing (left 4.1-4.4 s) still falls:
+the windward foot can then only land beside the leeward one, and the leeward step that follows
+lifts from under a DCM it cannot catch (the pendulum needs a crossover step there).
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ at least this fast."""
 
 @dataclass(frozen=True)
 class HoldConfig:
-    """Settings of the brace hold (off by default; it needs the capture stepping, SteppingConfig).
+    """Settings of the brace hold (on by default; it needs the capture stepping, SteppingConfig).
 
     Attributes:
         enabled: hold a double support against a side push.
@@ -77,7 +80,7 @@ class HoldConfig:
             estimate is above this [N/kg] (0: only while the stepping acts).
     """
 
-    enabled: bool = False
+    enabled: bool = True
     kappa: float = 0.001
     lean: float = 1.0
     release: float = 0.3
@@ -85,8 +88,8 @@ class HoldConfig:
     speed: float = 0.1
     margin: float = 0.02
     slack: float = 0.03
-    free_cop: bool = False
-    min_push: float = 0.0
+    free_cop: bool = True
+    min_push: float = 0.6
 
     def __post_init__(self) -> None:
         if not (0 < self.kappa <= 1 and 0 <= self.lean <= 1):

@@ -28,15 +28,18 @@ planner tick while the push recovery (capture.py) is engaged and its estimate is
 - meanwhile the CoM planner (as its CoP offset) and the QP (in the centroidal dynamics) model the
   estimated push (``model_push``).
 
-An option (``ControlConfig.stepping``, off by default): measured on G1 it recovers 1.5 N/kg from
-the front pushed at 4 s, but not at later push times nor from the side; with the whole-body QP's
-hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push times
-4.0-4.6 s and no side push (README, pushes). Options measured on side pushes and off (README, the
+On by default since 2026-12-05 (``ControlConfig.stepping``; with ``latch`` 1 s, the brace hold and
+the push estimate's 20 Hz twin, capture.CaptureConfig.fast_hz): on G1 over push times 4.0-4.6 s,
+1.5 N/kg: front 1 of 7, left 3, right 3 (before: 1, 0, 0); 1.0 N/kg: 4, 5, 6 (5, 0, 0); 0.75
+N/kg: 7, 7, 7 (7, 2, 1); the sweeps walk as before (README, pushes). Alone, as it was (off, 4 Hz
+estimate, no latch, no hold), it recovered 1.5 N/kg from the front pushed at 4 s, but not at later
+push times nor from the side; with the whole-body QP's hard contacts and torque limits, ``latch``
+1 s and ``min_time`` 0.1 s, 9 of 13 front push times 4.0-4.6 s and no side push. Options measured on side pushes and off (README, the
 fourth push session): the foothold along the walk from the DCM (``across_heading``); a bracing
 double support (``brace``) and no lift-off while the landing foot is in the air (``late_hold``)
 were removed, as were the QP's weights while stepping. Against a side push, the brace hold
-(hold.py, ``hold``, off) stops the walk in a double support that holds the push and walks on from
-that stance after it (2 of 7 push times per side, README).
+(hold.py, ``hold``) stops the walk in a double support that holds the push and walks on from
+that stance after it.
 """
 
 from __future__ import annotations
@@ -65,9 +68,8 @@ class SteppingConfig:
     """Settings of the capture stepping.
 
     Attributes:
-        enabled: place the footholds and time the steps by the DCM while a strong push acts (off
-            by default: on G1 it recovers 1.5 N/kg from the front at 4 s but, over push times
-            4.0-4.6 s, 1 of 7 like the feedback alone, and most of its falls come earlier; README).
+        enabled: place the footholds and time the steps by the DCM while a strong push acts (and
+            let the brace hold act; module docstring for what it recovers).
         max_kappa: fastest gait clock rate for an earlier step.
         kappa_steps: rates tried from 1 to ``max_kappa`` for a foothold within reach.
         timing_cost: what a step earlier by kappa - 1 costs against the foothold's distance
@@ -97,10 +99,10 @@ class SteppingConfig:
             own foothold and timing in full): the DCM the push left is stepped out too.
         min_time: the estimate must have been above ``min_push`` this long before the stepping
             acts [s] (a short peak of a smaller push does not start it).
-        hold: the brace hold against a side push (hold.py; off by default).
+        hold: the brace hold against a side push (hold.py).
     """
 
-    enabled: bool = False
+    enabled: bool = True
     max_kappa: float = 2.0
     kappa_steps: int = 6
     timing_cost: float = 0.05
@@ -116,7 +118,7 @@ class SteppingConfig:
     model_push: bool = True
     ankle: float = 0.5
     freeze: float = 0.05
-    latch: float = 0.0
+    latch: float = 1.0
     min_time: float = 0.0
     hold: HoldConfig = field(default_factory=HoldConfig)
 
