@@ -58,7 +58,8 @@ class WbcConfig:
             (``WbcTargets.pushed``; None: ``pelvis_weight``): lower lets the upper body lean and turn
             into the push (a hip strategy).
         push_constraints: while the push recovery is engaged (``WbcTargets.pushed``) the QP runs
-            with ``hard_contacts`` and ``torque_limits`` on.
+            with ``hard_contacts`` and ``torque_limits`` on (default since 2026-12-06: G1 1.5 N/kg
+            from the front 1/7 -> 3/7 push times, README pushes; in every walk they lost a sweep walk).
         jdot: every task's acceleration target has the Jacobian's rate term taken off (J qdd = u - dJ/dt
             qd; :meth:`WholeBody.task_bias`): the feet, pelvis and CoM accelerations the QP plans are
             then the ones the model makes (without it a standing foot held still by the hard
@@ -99,7 +100,7 @@ class WbcConfig:
     torque_limits: bool = False
     ankle_share: float = 0.0
     push_pelvis_weight: float | None = None
-    push_constraints: bool = False
+    push_constraints: bool = True
     jdot: bool = False
 
     def __post_init__(self) -> None:
