@@ -104,7 +104,9 @@ class CaptureConfig:
                 f"CaptureConfig: need 0 <= release_force <= engage_force, got {self.release_force}, {self.engage_force}"
             )
         if not (self.observer_hz > 0 and self.fast_hz >= 0):
-            raise ConfigError(f"CaptureConfig: need observer_hz > 0, fast_hz >= 0, got {self.observer_hz}, {self.fast_hz}")
+            raise ConfigError(
+                f"CaptureConfig: need observer_hz > 0, fast_hz >= 0, got {self.observer_hz}, {self.fast_hz}"
+            )
 
 
 @dataclass(frozen=True)
