@@ -36,8 +36,8 @@ before (README, pushes). Alone, as it was (off, 4 Hz
 estimate, no latch, no hold), it recovered 1.5 N/kg from the front pushed at 4 s, but not at later
 push times nor from the side; with the whole-body QP's hard contacts and torque limits, ``latch``
 1 s and ``min_time`` 0.1 s, 9 of 13 front push times 4.0-4.6 s and no side push. Options measured
-on side pushes and off (README, the fourth push session): the foothold along the walk from the DCM (``across_heading``); a bracing
-double support (``brace``) and no lift-off while the landing foot is in the air (``late_hold``)
+on side pushes and off (README, the fourth push session): the foothold along the walk from the
+DCM (``across_heading``, kept as an option); a bracing double support (``brace``) and no lift-off while the landing foot is in the air (``late_hold``)
 were removed, as were the QP's weights while stepping. Against a side push, the brace hold
 (hold.py, ``hold``) stops the walk in a double support that holds the push and walks on from
 that stance after it.
