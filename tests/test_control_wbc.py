@@ -1,8 +1,10 @@
-"""The whole-body QP's push options (control/wbc.py): hard contacts and torque limits while pushed
-(``push_constraints``), the pelvis orientation weight while pushed (``push_pelvis_weight``)."""
+"""The whole-body QP's push options (control/wbc.py): hard contacts and torque limits while the
+controller constrains it (``WbcTargets.constrained``: the speed stance, and the push recovery with
+``push_constraints``), the pelvis orientation weight while pushed (``push_pelvis_weight``)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import mujoco
@@ -35,7 +37,8 @@ def standing():  # type: ignore[no-untyped-def]
     return tm, d, ctl
 
 
-def _targets(d: mujoco.MjData, ctl, *, pushed: bool, com_acc: float = 8.0, tilt: float = 0.0) -> WbcTargets:  # type: ignore[no-untyped-def]
+def _targets(d: mujoco.MjData, ctl, *, pushed: bool, com_acc: float = 8.0, tilt: float = 0.0,  # type: ignore[no-untyped-def]
+             constrained: bool = False) -> WbcTargets:  # fmt: skip
     feet = list(ctl.feet)
     quat = d.xquat[ctl.pelvis].copy()
     if tilt:  # the pelvis reference pitched by ``tilt`` [rad]
@@ -50,6 +53,7 @@ def _targets(d: mujoco.MjData, ctl, *, pushed: bool, com_acc: float = 8.0, tilt:
         contacts=np.array([True, True]), points=np.ones((2, 4), dtype=bool), pelvis_quat=quat,
         pelvis_omega=np.zeros(3), height=np.array([d.xpos[ctl.pelvis, 2], 0.0]), com=com,
         joints=d.qpos[ctl.wbc.joint_qadr].copy(), external=np.zeros(3), pushed=pushed,
+        constrained=constrained,
     )  # fmt: skip
 
 
@@ -63,21 +67,32 @@ def _foot_accel(tm, d: mujoco.MjData, ctl, qdd: np.ndarray) -> float:  # type: i
     return out
 
 
-def test_push_constraints_hold_the_standing_feet_only_while_pushed(standing) -> None:  # type: ignore[no-untyped-def]
+def test_constrained_targets_hold_the_standing_feet(standing) -> None:  # type: ignore[no-untyped-def]
     tm, d, ctl = standing
     wbc = ctl.wbc
-    base = wbc.cfg
-    try:
-        wbc.cfg = dataclasses.replace(base, push_constraints=True)
-        soft = wbc.solve(d, _targets(d, ctl, pushed=False))
-        hard = wbc.solve(d, _targets(d, ctl, pushed=True))
-    finally:
-        wbc.cfg = base
+    soft = wbc.solve(d, _targets(d, ctl, pushed=True))
+    hard = wbc.solve(d, _targets(d, ctl, pushed=False, constrained=True))
     assert soft.status == "solved" and hard.status == "solved"
     # the soft stance task gives way to the CoM task; the equality does not
     assert _foot_accel(tm, d, ctl, soft.qdd) > 1e-2
     assert _foot_accel(tm, d, ctl, hard.qdd) < 1e-5
     assert np.all(np.abs(hard.torque) <= wbc.limit + 1e-9)
+
+
+def test_controller_constrains_the_qp_only_while_pushed_with_push_constraints(standing) -> None:  # type: ignore[no-untyped-def]
+    _, d, ctl = standing
+    ctl.start(copy.copy(d), np.zeros(3))  # the speed stance and the push recovery exist from the start
+    base, engaged = ctl.wbc.cfg, ctl.recovery.engaged
+    try:
+        assert not ctl.stance.constrained  # standing still: the speed stance does not constrain it
+        ctl.recovery.engaged = False
+        assert not ctl.qp_constrained()
+        ctl.recovery.engaged = True
+        assert ctl.qp_constrained()
+        ctl.wbc.cfg = dataclasses.replace(base, push_constraints=False)
+        assert not ctl.qp_constrained()
+    finally:
+        ctl.wbc.cfg, ctl.recovery.engaged = base, engaged
 
 
 def test_push_pelvis_weight_lets_the_pelvis_go_while_pushed(standing) -> None:  # type: ignore[no-untyped-def]

@@ -146,8 +146,13 @@ class GaitController:
         share = self.cfg.stance.ankle_share
         # the soles the ankle motors hold, for the CoM planner while the speed stance constrains the QP
         self._held = self.cop_body if share <= 0 else sole(share)
-        self._wbc_cfgs = (self.wbc.cfg, dataclasses.replace(self.wbc.cfg, hard_contacts=True, torque_limits=True))
         self.cop = self.com_ref[:, 0].copy()
+
+    def qp_constrained(self) -> bool:
+        """Whether the whole-body QP runs with hard contacts and torque limits this tick: while the
+        speed stance constrains it (stance.SpeedStance.constrained) and while the push recovery is
+        engaged with ``WbcConfig.push_constraints``."""
+        return self.stance.constrained or (self.wbc.cfg.push_constraints and self.recovery.engaged)
 
     def standing_feet(self, d: mujoco.MjData) -> list[Pose2 | None]:
         """Measured planar sole poses (x, y, yaw) of the feet the plan has on the floor."""
@@ -208,7 +213,6 @@ class GaitController:
         self._observe(meas[:, 1], d)
         timing = self.planner.sampler.sample(tuple(command)).timing
         self.planner.body = self.stance.update(float(command[0]), timing)  # lower, narrower at speed (stance.py)
-        self.wbc.cfg = self._wbc_cfgs[1] if self.stance.constrained else self._wbc_cfgs[0]
         pace = self._pace(command, timing)
         stride = reach_share(self.maker.max_width, self.rg.body, float(command[1]), timing)
         self.maker.sideways = float(command[1]) if stride > self.cfg.smooth_reach else 0.0  # targets.FrameMaker
@@ -376,6 +380,7 @@ class GaitController:
             joints=a.joints + s * (b.joints - a.joints),
             external=self.external,
             pushed=self.recovery.engaged,
+            constrained=self.qp_constrained(),
         )
         out = self.wbc.solve(d, tg)
         self.contact_sum += out.foot_force[:, :2].sum(axis=0)

@@ -57,8 +57,8 @@ class WbcConfig:
         push_pelvis_weight: pelvis orientation weight while the push recovery is engaged
             (``WbcTargets.pushed``; None: ``pelvis_weight``): lower lets the upper body lean and turn
             into the push (a hip strategy).
-        push_constraints: while the push recovery is engaged (``WbcTargets.pushed``) the QP runs
-            with ``hard_contacts`` and ``torque_limits`` on (default since 2026-12-06: G1 1.5 N/kg
+        push_constraints: while the push recovery is engaged the controller runs the QP with hard
+            contacts and torque limits (``WbcTargets.constrained``) (default since 2026-12-06: G1 1.5 N/kg
             from the front 1/7 -> 3/7 push times, README pushes; in every walk they lost a sweep walk).
         jdot: every task's acceleration target has the Jacobian's rate term taken off (J qdd = u - dJ/dt
             qd; :meth:`WholeBody.task_bias`): the feet, pelvis and CoM accelerations the QP plans are
@@ -125,6 +125,9 @@ class WbcTargets:
         joints: target value of every actuated joint [rad] (upper body from the style). Shape: (nj,).
         external: estimated external force on the pelvis [N] (the QP's dynamics include it). Shape: (3,).
         pushed: the push recovery is engaged (``WbcConfig.push_pelvis_weight``).
+        constrained: the QP runs with hard contacts and torque limits this tick whatever
+            ``WbcConfig.hard_contacts`` and ``torque_limits`` say (the controller decides: the speed
+            stance, and the push recovery with ``WbcConfig.push_constraints``).
     """
 
     foot_pos: np.ndarray
@@ -139,6 +142,7 @@ class WbcTargets:
     joints: np.ndarray
     external: np.ndarray
     pushed: bool = False
+    constrained: bool = False
 
 
 @dataclass(frozen=True)
@@ -326,8 +330,7 @@ class WholeBody:
             H[nv:, nv:] = cfg.torque_reg * Qa.T @ Qa + cfg.force_reg * np.eye(nc)
         E = np.hstack([M[:6], -Q[:6]])
         b = -h[:6]
-        pushed = cfg.push_constraints and tg.pushed
-        if cfg.hard_contacts or pushed:
+        if cfg.hard_contacts or tg.constrained:
             stance = [6 * f + i for f in range(2) if tg.contacts[f] for i in range(6)]
             if stance:
                 E = np.vstack([E, np.hstack([J[stance], np.zeros((len(stance), nc))])])
@@ -343,7 +346,7 @@ class WholeBody:
         lo[nv:] = 0.0
         hi[nv:] = cfg.max_force
         A_t = t_lo = t_hi = None
-        if cfg.torque_limits or pushed:  # |M_a qdd + h_a - Q_a rho| <= the motors' limits
+        if cfg.torque_limits or tg.constrained:  # |M_a qdd + h_a - Q_a rho| <= the motors' limits
             ad = self.act_dof
             A_t = np.hstack([M[ad], -Q[ad]])
             t_lo, t_hi = -self.limit - h[ad], self.limit - h[ad]
