@@ -5,6 +5,7 @@
     python benchmarks/bench_control.py --sweep --smooth-reach 0 --commands strafe-0.2 schedule   # reach fixes always
     python benchmarks/bench_control.py --push           # 0.75 and 1.5 N/kg for 1 s from the front and the side
     python benchmarks/bench_control.py --robot unitree_h1 --sweep --styles neutral
+    python benchmarks/bench_control.py --sweep --speeds 0.05 0.1 0.15 0.2 0.3 0.35 0.4 0.45   # forward speeds only
     python benchmarks/bench_control.py --sweep --set stepping.enabled=true wbc.hard_contacts=true  # other settings
 
 Prints one line per run: fell or not, simulated seconds, real-time factor, tracking figures.
@@ -108,6 +109,8 @@ def main() -> None:
     ap.add_argument("--push-specs", nargs="*", default=["0.75@4:front", "0.75@4:left", "1.5@4:front", "1.5@4:left"])
     ap.add_argument("--styles", nargs="*", default=None)
     ap.add_argument("--commands", nargs="*", default=None, help=f"subset of {', '.join(COMMANDS)}, schedule")
+    ap.add_argument("--speeds", nargs="*", type=float, default=None,
+                    help="with --sweep: these forward speeds [m/s] instead of the target commands")  # fmt: skip
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument(
         "--smooth-reach",
@@ -130,10 +133,11 @@ def main() -> None:
     if args.figure:
         figure(robot, styles[0], args.figure, args.figure_push)
     elif args.sweep:
-        names = args.commands or [*COMMANDS, "schedule"]
+        table = {f"fwd-{v:g}": (v, 0.0, 0.0) for v in args.speeds} if args.speeds else COMMANDS
+        names = list(table) if args.speeds else args.commands or [*COMMANDS, "schedule"]
         for style in styles:
             for name in names:
-                cmd = SCHEDULE if name == "schedule" else Commands.constant(COMMANDS[name])
+                cmd = SCHEDULE if name == "schedule" else Commands.constant(table[name])
                 run(robot, style, cmd, args.duration, name, control=control)
     elif args.push:
         for spec in args.push_specs:
