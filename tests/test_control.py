@@ -331,7 +331,7 @@ def test_push_engages_time_scaling_step_and_velocity_adjustment(pushed, side: st
 def test_push_recovery_during_slow_walking(pushed, side: str) -> None:
     """Held since the defaults of 2026-12-05 (the brace hold, the capture stepping, the QP's hard
     contacts and torque limits while pushed); at other push times 1.5 N/kg is still lost 4 of 7
-    times (README, pushes)."""
+    times (README and docs/WALKING.md, pushes)."""
     assert not pushed[side].fell
 
 

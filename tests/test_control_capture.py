@@ -154,7 +154,7 @@ def pushes():  # type: ignore[no-untyped-def]
     (the defaults: the capture stepping, the brace hold and the QP's push constraints on; and 1.5 N/kg
     from the front with the capture stepping as it was before the defaults of 2026-12-05 - no latch,
     no hold, no push constraints, the 4 Hz estimate; and the stepping with hard contacts, torque
-    limits, latch 1 s and min_time 0.1 s, README pushes)."""
+    limits, latch 1 s and min_time 0.1 s, README and docs/WALKING.md, pushes)."""
     from conftest import robot_or_skip
     from kinemorph.control import ControlConfig, SimulationConfig, parse_push, simulate_gait
     from kinemorph.control.hold import HoldConfig

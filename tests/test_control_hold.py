@@ -109,7 +109,8 @@ def _side_push(hold: bool):  # type: ignore[no-untyped-def]
 
 def test_g1_holds_a_side_push_and_walks_on() -> None:
     """1.5 N/kg for 1 s from the right at 4 s (the leeward foot standing): the hold stops the walk in
-    the double support the step brought, holds it through the push, then walks on (README, pushes)."""
+    the double support the step brought, holds it through the push, then walks on
+    (README and docs/WALKING.md, pushes)."""
     sim = _side_push(hold=True)
     log = sim.log
     assert not sim.fell

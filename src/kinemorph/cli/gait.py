@@ -10,7 +10,7 @@ in MuJoCo) instead of solving it kinematically: the output is the simulated moti
 controller's log. --push F@T:DIR pushes the pelvis with F newtons per kg for 1 s from time T,
 from the front, back, left or right (repeatable); --control sets the controller's options
 (``--control stepping.enabled=true --control stepping.hold.enabled=true``: the capture stepping and
-the brace hold, README pushes). An .npz output of an unpushed walk carries the
+the brace hold, README and docs/WALKING.md, pushes). An .npz output of an unpushed walk carries the
 motors' torques: ``kinemorph simulate walk_sim.npz --robot unitree_g1`` replays them and judges it.
 
 A schedule file holds (time, velocity) points, linear in between and held after the last: CSV with

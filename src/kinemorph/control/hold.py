@@ -22,7 +22,7 @@ current double support holds xi + d (within ``margin``), the hold:
   and, when it is there and slower than ``speed``, re-seats the plan on the measured feet
   (Planner.reseat: the feet where they stand, the path between them) and lets the walk go on.
 
-Measured on G1 (README, pushes): it catches the side pushes that meet the leeward foot standing
+Measured on G1 (README and docs/WALKING.md, pushes): it catches the side pushes that meet the leeward foot standing
 (its sole holds xi + d until the windward swing foot lands), which the capture stepping alone lost
 after the push, and, since it acts on the estimate's 20 Hz twin (capture.CaptureConfig.fast_hz)
 with the CoP free to jump onto the leeward sole (``free_cop``) and from 0.6 N/kg (``min_push``),

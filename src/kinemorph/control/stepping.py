@@ -32,10 +32,10 @@ On by default since 2026-12-05 (``ControlConfig.stepping``; with ``latch`` 1 s, 
 the push estimate's 20 Hz twin, capture.CaptureConfig.fast_hz; and since 2026-12-06 the QP's
 ``push_constraints``): on G1 over push times 4.0-4.6 s, 1.5 N/kg: front 3 of 7, left 3, right 4
 (before: 1, 0, 0); 1.0 N/kg: 5, 5, 6 (5, 0, 0); 0.75 N/kg: 7, 7, 7 (7, 2, 1); the sweeps walk as
-before (README, pushes). Alone, as it was (off, 4 Hz estimate, no latch, no hold), it recovered 1.5
+before (README and docs/WALKING.md, pushes). Alone, as it was (off, 4 Hz estimate, no latch, no hold), it recovered 1.5
 N/kg from the front pushed at 4 s, but not at later push times nor from the side; with the whole-
 body QP's hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push
-times 4.0-4.6 s and no side push. Options measured on side pushes and off (README, the fourth push
+times 4.0-4.6 s and no side push. Options measured on side pushes and off (docs/WALKING.md, the fourth push
 session): the foothold along the walk from the DCM (``across_heading``, kept as an option); a
 bracing double support (``brace``) and no lift-off while the landing foot is in the air
 (``late_hold``) were removed, as were the QP's weights while stepping. Against a side push, the

@@ -58,12 +58,13 @@ class WbcConfig:
             (``WbcTargets.pushed``; None: ``pelvis_weight``): lower lets the upper body lean and turn
             into the push (a hip strategy).
         push_constraints: while the push recovery is engaged the controller runs the QP with hard
-            contacts and torque limits (``WbcTargets.constrained``) (default since 2026-12-06: G1 1.5 N/kg
-            from the front 1/7 -> 3/7 push times, README pushes; in every walk they lost a sweep walk).
+            contacts and torque limits (``WbcTargets.constrained``); default since 2026-12-06: G1
+            1.5 N/kg from the front 1/7 -> 3/7 push times (README, pushes); in every walk they lost
+            a sweep walk.
         jdot: every task's acceleration target has the Jacobian's rate term taken off (J qdd = u - dJ/dt
             qd; :meth:`WholeBody.task_bias`): the feet, pelvis and CoM accelerations the QP plans are
             then the ones the model makes (without it a standing foot held still by the hard
-            contacts is asked for dJ/dt qd too much). Off: measured in the README (pushes).
+            contacts is asked for dJ/dt qd too much). Off: measured in docs/WALKING.md (pushes).
         ankle_share: share of each ankle motor's torque limit that the CoM planner's CoP may need
             with the whole weight on one foot: its soles are cut to where the ankles hold the CoP
             (support.ankle_sole; 0: the whole sole).
