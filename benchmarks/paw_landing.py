@@ -12,7 +12,7 @@ contact point slides over the 300 ms after contact (the contact point's horizont
 speed integrated) and how deep the paw's lowest point goes below z = 0 at most, and where it
 rests (the floor's priority makes its contact parameters, not the paw's, act). STMR's replay
 slip is the mean contact-point speed over the planted frames, so slide / stance time is what one
-touch-down adds (README, STMR). Needs MENAGERIE_ROOT.
+touch-down adds (README, STMR; docs/STMR.md). Needs MENAGERIE_ROOT.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ class StmrConfig(IkSettings):
             soft-landing band (landing.py) [m/s].
         landing_decel: the band's braking: a paw tau before touch-down should be at most
             landing_speed tau + landing_decel tau^2 / 2 above the floor and must be at least half
-            that [m/s^2] (4: the setting measured in the README); 0 (default): no band, the
+            that [m/s^2] (4: the setting measured in docs/STMR.md); 0 (default): no band, the
             planner's clearance on every swing frame. Only for the temporal stage's reference
             (stages "both"): a spatial-only output keeps the planner's clearance (a paw hovering
             within 3 cm of the floor while it still moves reads as slip in kinemorph.quality).

@@ -13,7 +13,7 @@ where v is the velocity of the foot's lowest point (the point that touches: a ro
 contact point stands still, its centre does not), J its point Jacobian. A foot on or just above
 the floor that moves downwards (a hard landing, which sinks it into the stiff floor: the output's
 penetration) pays for it, wherever and whenever it happens; with ``sideways`` also one that moves
-sideways (a landing with horizontal speed, a slide, a scuff). Measured (README, STMR): the
+sideways (a landing with horizontal speed, a slide, a scuff). Measured (README, STMR; docs/STMR.md): the
 downward term at weight 100 lowers the penetration of Go2's and A1's rollouts (about a third on
 fixed-timing slices) but not reliably the replay's slip (lower on some slices; on a whole dog_walk
 run 8.9 -> 14.1 cm/s, and one dog_idle slice's replay fell), so it is off; the sideways terms
