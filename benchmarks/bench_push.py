@@ -63,16 +63,11 @@ VARIANTS = {
     "stepping+hard+limits+latch1+min0.1": lambda: _step(
         latch=1.0, min_time=0.1, hard_contacts=True, torque_limits=True
     ),
-    "stepping+hard+limits+hip0.3": lambda: _step(hard_contacts=True, torque_limits=True, push_pelvis_weight=0.3),
     "stepping+hard+limits+kappa3": lambda: _step(max_kappa=3.0, hard_contacts=True, torque_limits=True),
     "stepping+latch1+pushc": lambda: _step(latch=1.0, push_constraints=True),
     "stepping1.25+hard+limits+latch1": lambda: _step(latch=1.0, min_push=1.25, hard_contacts=True, torque_limits=True),
     "friction0.75": lambda: _wbc(friction=0.75),
     "stepping+hard+friction0.75": lambda: _step(hard_contacts=True, friction=0.75),
-    "hip3": lambda: _wbc(push_pelvis_weight=3.0),
-    "hip0.3": lambda: _wbc(push_pelvis_weight=0.3),
-    "stepping+hard+hip3": lambda: _step(hard_contacts=True, push_pelvis_weight=3.0),
-    "stepping+hard+hip0.3": lambda: _step(hard_contacts=True, push_pelvis_weight=0.3),
 }
 
 

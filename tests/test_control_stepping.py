@@ -115,12 +115,13 @@ def test_only_the_component_along_the_push_is_the_dcms() -> None:
     d = np.array([-0.104, 0.0])  # from the front: across it (sideways) the feedback's step stays
     xi = np.array([-0.02, -0.09])
     shift = np.array([0.01, 0.03])
-    along = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_share=0.0), shift)
-    free = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_share=1.0), shift)
-    assert along is not None and free is not None
+    along = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift)
+    wider = plan_step(xi, d, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift + np.array([0.0, 0.02]))
+    assert along is not None and wider is not None
     assert along.landing[1] == pytest.approx(0.12 + shift[1])
-    assert along.landing[0] == pytest.approx(free.landing[0])  # along the push both are the DCM's
-    assert abs(free.landing[1] - along.landing[1]) > 0.01
+    assert wider.landing[1] == pytest.approx(0.14 + shift[1])  # the feedback's step, whatever the DCM
+    assert along.landing[0] == pytest.approx(wider.landing[0])  # along the push: the DCM's
+    assert abs(along.landing[0] - (0.1 + shift[0])) > 0.01  # not the planner's step
 
 
 def test_after_the_push_the_latched_step_stays_along_the_push_axis() -> None:
@@ -157,27 +158,6 @@ def test_a_short_peak_above_min_push_does_not_start_the_stepping() -> None:
     assert not any(off.gate(True, 2.0, dt) for _ in range(5))
     immediate = CaptureStepper(SteppingConfig(enabled=True, min_time=0.0))
     assert immediate.gate(True, 1.2, dt)
-
-
-def test_a_side_push_puts_the_foothold_along_the_walk_at_the_dcms() -> None:
-    """SteppingConfig.across_heading: from the side, the foothold's component along the walk's heading is
-    the DCM's (the faster clock does not walk the feet ahead of a CoM that stays behind); from the front
-    it changes nothing."""
-    side = np.array([0.0, 0.104])  # from the right: the left (swinging) foot steps out to +y
-    xi = np.array([-0.06, 0.02])  # the CoM fell behind the planned step
-    shift = np.zeros(2)
-    plain = plan_step(xi, side, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift)
-    ahead = plan_step(xi, side, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_heading=1.0), shift)
-    free = plan_step(xi, side, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_share=1.0), shift)
-    assert plain is not None and ahead is not None and free is not None
-    assert plain.landing[0] == pytest.approx(0.1)  # the planner's step along the walk
-    assert ahead.landing[0] == pytest.approx(free.landing[0]) and ahead.landing[0] < 0.0  # the DCM's, behind
-    assert ahead.landing[1] == pytest.approx(plain.landing[1])  # along the push both are the DCM's
-    front = np.array([-0.104, 0.0])
-    xi = np.array([-0.02, -0.09])
-    a = plan_step(xi, front, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(), shift)
-    b = plan_step(xi, front, _left_swing(0.3), BODY, W, 0.008, 0.5, SteppingConfig(across_heading=1.0), shift)
-    assert a is not None and b is not None and np.allclose(a.landing, b.landing)
 
 
 def _double_then_left_swing() -> list[SupportPhase]:

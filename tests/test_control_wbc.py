@@ -1,6 +1,6 @@
-"""The whole-body QP's push options (control/wbc.py): hard contacts and torque limits while the
-controller constrains it (``WbcTargets.constrained``: the speed stance, and the push recovery with
-``push_constraints``), the pelvis orientation weight while pushed (``push_pelvis_weight``)."""
+"""The whole-body QP's options (control/wbc.py): hard contacts and torque limits while the controller
+constrains it (``WbcTargets.constrained``: the speed stance, and the push recovery with
+``push_constraints``), the tasks' rate term (``jdot``)."""
 
 from __future__ import annotations
 
@@ -37,14 +37,9 @@ def standing():  # type: ignore[no-untyped-def]
     return tm, d, ctl
 
 
-def _targets(d: mujoco.MjData, ctl, *, pushed: bool, com_acc: float = 8.0, tilt: float = 0.0,  # type: ignore[no-untyped-def]
-             constrained: bool = False) -> WbcTargets:  # fmt: skip
+def _targets(d: mujoco.MjData, ctl, *, com_acc: float = 8.0, constrained: bool = False) -> WbcTargets:  # type: ignore[no-untyped-def]
     feet = list(ctl.feet)
     quat = d.xquat[ctl.pelvis].copy()
-    if tilt:  # the pelvis reference pitched by ``tilt`` [rad]
-        q = np.empty(4)
-        mujoco.mju_axisAngle2Quat(q, np.array([0.0, 1.0, 0.0]), tilt)
-        mujoco.mju_mulQuat(quat, q, d.xquat[ctl.pelvis].copy())
     com = np.zeros((3, 2))
     com[0] = d.subtree_com[1, :2]
     com[2] = [-com_acc, 0.0]  # a CoM acceleration far beyond what the soles can give
@@ -52,7 +47,7 @@ def _targets(d: mujoco.MjData, ctl, *, pushed: bool, com_acc: float = 8.0, tilt:
         foot_pos=d.xpos[feet].copy(), foot_quat=d.xquat[feet].copy(), foot_vel=np.zeros((2, 6)),
         contacts=np.array([True, True]), points=np.ones((2, 4), dtype=bool), pelvis_quat=quat,
         pelvis_omega=np.zeros(3), height=np.array([d.xpos[ctl.pelvis, 2], 0.0]), com=com,
-        joints=d.qpos[ctl.wbc.joint_qadr].copy(), external=np.zeros(3), pushed=pushed,
+        joints=d.qpos[ctl.wbc.joint_qadr].copy(), external=np.zeros(3),
         constrained=constrained,
     )  # fmt: skip
 
@@ -70,8 +65,8 @@ def _foot_accel(tm, d: mujoco.MjData, ctl, qdd: np.ndarray) -> float:  # type: i
 def test_constrained_targets_hold_the_standing_feet(standing) -> None:  # type: ignore[no-untyped-def]
     tm, d, ctl = standing
     wbc = ctl.wbc
-    soft = wbc.solve(d, _targets(d, ctl, pushed=True))
-    hard = wbc.solve(d, _targets(d, ctl, pushed=False, constrained=True))
+    soft = wbc.solve(d, _targets(d, ctl))
+    hard = wbc.solve(d, _targets(d, ctl, constrained=True))
     assert soft.status == "solved" and hard.status == "solved"
     # the soft stance task gives way to the CoM task; the equality does not
     assert _foot_accel(tm, d, ctl, soft.qdd) > 1e-2
@@ -93,22 +88,6 @@ def test_controller_constrains_the_qp_only_while_pushed_with_push_constraints(st
         assert not ctl.qp_constrained()
     finally:
         ctl.wbc.cfg, ctl.recovery.engaged = base, engaged
-
-
-def test_push_pelvis_weight_lets_the_pelvis_go_while_pushed(standing) -> None:  # type: ignore[no-untyped-def]
-    tm, d, ctl = standing
-    wbc = ctl.wbc
-    base = wbc.cfg
-    jp, jr = np.zeros((3, tm.model.nv)), np.zeros((3, tm.model.nv))
-    mujoco.mj_jacBody(tm.model, d, jp, jr, ctl.pelvis)
-    try:
-        wbc.cfg = dataclasses.replace(base, push_pelvis_weight=0.01)
-        held = wbc.solve(d, _targets(d, ctl, pushed=False, com_acc=0.0, tilt=0.1))
-        free = wbc.solve(d, _targets(d, ctl, pushed=True, com_acc=0.0, tilt=0.1))
-    finally:
-        wbc.cfg = base
-    # the pelvis pitch task drives the pelvis' angular acceleration; with a weak weight much less
-    assert abs(float((jr @ free.qdd)[1])) < 0.5 * abs(float((jr @ held.qdd)[1]))
 
 
 def _moving(tm, d: mujoco.MjData, seed: int = 0) -> mujoco.MjData:  # type: ignore[no-untyped-def]
@@ -165,7 +144,7 @@ def test_jdot_hard_contacts_plan_the_feet_acceleration_the_model_makes(standing)
     try:
         for jdot in (False, True):
             wbc.cfg = dataclasses.replace(base, hard_contacts=True, jdot=jdot)
-            out = wbc.solve(dm, _targets(dm, ctl, pushed=False, com_acc=0.0))
+            out = wbc.solve(dm, _targets(dm, ctl, com_acc=0.0))
             assert out.status == "solved"
             errors.append(float(np.abs(J @ out.qdd + bias - want).max()))
     finally:

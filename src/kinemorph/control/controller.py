@@ -379,7 +379,6 @@ class GaitController:
             com=np.stack([x, v, acc]),
             joints=a.joints + s * (b.joints - a.joints),
             external=self.external,
-            pushed=self.recovery.engaged,
             constrained=self.qp_constrained(),
         )
         out = self.wbc.solve(d, tg)

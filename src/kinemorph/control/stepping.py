@@ -14,8 +14,8 @@ planner tick while the push recovery (capture.py) is engaged and its estimate is
 - **foothold** (after Khadiv et al. 2016): the landing foot goes to xi_T + d - b, b the DCM's
   offset from a landed foot in the nominal gait (b_x = L / (e^{wT} - 1) ahead, b_y = W / (e^{wT} + 1)
   inwards for steps of length L, width W, period T, from the planner's own next foothold); only
-  its component along the push (across it the feedback's step stays, plus ``across_share`` of
-  the DCM's), within the reach of the standing foot (``reach_*``, in its frame; sideways at
+  its component along the push (across it the feedback's step stays), within the reach of the
+  standing foot (``reach_*``, in its frame; sideways at
   least the feet's least separation: the feet never cross or collide). The result is the controller's foothold shift
   (every coming foothold moves with it), blended from the feedback's between ``min_push`` and
   ``full_push``;
@@ -36,7 +36,8 @@ before (README and docs/WALKING.md, pushes). Alone, as it was (off, 4 Hz estimat
 N/kg from the front pushed at 4 s, but not at later push times nor from the side; with the whole-
 body QP's hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push
 times 4.0-4.6 s and no side push. Options measured on side pushes and off (docs/WALKING.md, the fourth push
-session): the foothold along the walk from the DCM (``across_heading``, kept as an option); a
+session): the foothold along the walk from the DCM (``across_heading``; it and ``across_share``,
+the share of the DCM's foothold across the push, were removed on 2026-12-06); a
 bracing double support (``brace``) and no lift-off while the landing foot is in the air
 (``late_hold``) were removed, as were the QP's weights while stepping. Against a side push, the
 brace hold (hold.py, ``hold``) stops the walk in a double support that holds the push and walks on
@@ -56,7 +57,7 @@ from ..errors import ConfigError
 from ..gait.footsteps import GaitBody, Pose2, min_separation, wrap_angle
 from .capture import touchdowns
 from .feedback import FeedbackState
-from .hold import BraceHold, HoldConfig, from_side
+from .hold import BraceHold, HoldConfig
 from .preview import SupportPhase, preview
 from .support import Polygon, support_polygon
 
@@ -84,12 +85,6 @@ class SteppingConfig:
             to ``full_push`` [N/kg] its foothold and timing blend from the feedback's to its own.
         cross_tolerance: a DCM foothold this far inside the feet's least separation counts as
             across the standing foot [m].
-        across_share: share of the DCM foothold's component across the push that is taken (0: only
-            the component along the push is the DCM's, across it the gait feedback's step stays).
-        across_heading: share of the DCM foothold's component across the push that lies along the
-            walk's heading which is taken, on top of ``across_share`` (a side push: the feet land
-            where the DCM goes along the walk, not where the planner's clock, run faster by the
-            stepping, puts them); only while the push is more than 60 degrees off the heading.
         model_push: while the stepping acts the CoM planner and the QP model the estimated push
             (as capture.CaptureConfig.model_push does for the whole recovery).
         ankle: where the prediction holds the CoP, from the support's centre leaning into the push (0)
@@ -114,8 +109,6 @@ class SteppingConfig:
     min_push: float = 1.1
     full_push: float = 1.3
     cross_tolerance: float = 0.02
-    across_share: float = 0.0
-    across_heading: float = 0.0
     model_push: bool = True
     ankle: float = 0.5
     freeze: float = 0.05
@@ -126,10 +119,8 @@ class SteppingConfig:
     def __post_init__(self) -> None:
         if not (self.max_kappa >= 1 and self.kappa_steps >= 1):
             raise ConfigError(f"SteppingConfig: need max_kappa >= 1 and kappa_steps >= 1, got {self}")
-        if not (0 <= self.min_push <= self.full_push and 0 <= self.ankle <= 1 and 0 <= self.across_share <= 1):
-            raise ConfigError(
-                f"SteppingConfig: need 0 <= min_push <= full_push and ankle, across_share in [0, 1], got {self}"
-            )
+        if not (0 <= self.min_push <= self.full_push and 0 <= self.ankle <= 1):
+            raise ConfigError(f"SteppingConfig: need 0 <= min_push <= full_push and ankle in [0, 1], got {self}")
 
 
 def predict_dcm(xi: np.ndarray, d: np.ndarray, support: Polygon, omega: float, t: float, ankle: float) -> np.ndarray:
@@ -209,9 +200,8 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
     """The capture step from the DCM xi (2,) and push offset d (2,) [m] over the nominal preview
     ``phases`` (preview.SupportPhase, without the step adjustment), or None without a landing
     ahead or a standing foot. ``period``: time between touch-downs [s]. Across d the foothold is
-    the planner's moved by ``shift`` (2,) [m] (the gait feedback's step adjustment) plus
-    ``across_share`` of the DCM foothold's difference from it; ``axis`` (2,), a unit vector: the
-    push's direction when given (else d's)."""
+    the planner's moved by ``shift`` (2,) [m] (the gait feedback's step adjustment); ``axis``
+    (2,), a unit vector: the push's direction when given (else d's)."""
     steps = touchdowns(phases)
     if not steps:
         return None
@@ -231,14 +221,10 @@ def plan_step(xi: np.ndarray, d: np.ndarray, phases: list[SupportPhase], body: G
         x = _predict(xi, d, now, alone, ds, ss, body, omega, margin, cfg.ankle)
         want = x + cfg.push_share * d - nominal_offset(stance, first.pose, side, omega, period)
         n = float(np.linalg.norm(d))
-        if cfg.across_share < 1.0 and (n > 1e-9 or axis is not None):  # across the push: the feedback's foothold
+        if n > 1e-9 or axis is not None:  # across the push the feedback's foothold stays
             u = d / n if axis is None else axis
             base = np.array(first.pose[:2]) + (np.zeros(2) if shift is None else shift)
-            along = u * float(u @ (want - base))
-            rest = want - base - along
-            h = np.array([math.cos(stance[2]), math.sin(stance[2])])  # the walk's heading
-            ahead = cfg.across_heading if from_side(u, h) else 0.0  # a push from the side only
-            want = base + along + cfg.across_share * rest + ahead * float(h @ rest) * h
+            want = base + u * float(u @ (want - base))
         landing, inside = within_reach(want, stance, first.pose[2], side, body, cfg)
         moved = float(np.linalg.norm(want - landing)) > 1e-6
         if inside > cfg.cross_tolerance and not double:  # across the standing foot: step as soon as it can

@@ -54,9 +54,6 @@ class WbcConfig:
         stance_pivots: a standing foot follows the reference's heel/toe pitch and only its points on
             the floor carry force (off: it is held flat and still on all four points, which walked
             farther in the tests here).
-        push_pelvis_weight: pelvis orientation weight while the push recovery is engaged
-            (``WbcTargets.pushed``; None: ``pelvis_weight``): lower lets the upper body lean and turn
-            into the push (a hip strategy).
         push_constraints: while the push recovery is engaged the controller runs the QP with hard
             contacts and torque limits (``WbcTargets.constrained``); default since 2026-12-06: G1
             1.5 N/kg from the front 1/7 -> 3/7 push times (README, pushes); in every walk they lost
@@ -100,7 +97,6 @@ class WbcConfig:
     hard_contacts: bool = False
     torque_limits: bool = False
     ankle_share: float = 0.0
-    push_pelvis_weight: float | None = None
     push_constraints: bool = True
     jdot: bool = False
 
@@ -125,7 +121,6 @@ class WbcTargets:
         com: horizontal CoM position, velocity, acceleration [m, m/s, m/s^2]. Shape: (3, 2).
         joints: target value of every actuated joint [rad] (upper body from the style). Shape: (nj,).
         external: estimated external force on the pelvis [N] (the QP's dynamics include it). Shape: (3,).
-        pushed: the push recovery is engaged (``WbcConfig.push_pelvis_weight``).
         constrained: the QP runs with hard contacts and torque limits this tick whatever
             ``WbcConfig.hard_contacts`` and ``torque_limits`` say (the controller decides: the speed
             stance, and the push recovery with ``WbcConfig.push_constraints``).
@@ -142,7 +137,6 @@ class WbcTargets:
     com: np.ndarray
     joints: np.ndarray
     external: np.ndarray
-    pushed: bool = False
     constrained: bool = False
 
 
@@ -298,8 +292,7 @@ class WholeBody:
                 cols.append(np.einsum("pkn,ke->npe", Jp, self.B).reshape(nv, 4 * len(r)))
                 counts.append((f, len(r)))
         mujoco.mj_jacBody(m, d, self._jc, J[12:15], self.pelvis)
-        pw = cfg.push_pelvis_weight if tg.pushed and cfg.push_pelvis_weight is not None else cfg.pelvis_weight
-        wt[12:15] = pw
+        wt[12:15] = cfg.pelvis_weight
         h = h - self._jc.T @ tg.external  # the estimated push acts like a bias force
         u[12:15] = cfg.pelvis_kp * _rot_error(tg.pelvis_quat, d.xquat[self.pelvis]) + cfg.pelvis_kd * (
             tg.pelvis_omega - J[12:15] @ qd
