@@ -27,11 +27,11 @@ Measured from the simulator (there is no state estimator):
 Tried and left off: the estimate in the MPC (the CoP offset d = F / (m w^2) of
 x'' = w^2 (x - p + d)) and the QP (``model_push``, an option; it lost 0.5 N/kg pushes: the
 reference took the push in and the error feedback stopped moving the feet). Tried and removed
-(README and docs/WALKING.md, pushes): the MPC from the measured state; the coming footholds' shift as a variable of
-the MPC within the leg's reach (after Herdt et al. 2010); a double support held while only both
-feet can hold xi + d and an earlier step otherwise (after Khadiv et al. 2016); the push's extra
-divergence to the next touch-down added to the footholds. Capture stepping from the DCM with
-step timing is stepping.py.
+(README and docs/WALKING.md, pushes): the MPC from the measured state; the coming footholds' shift
+as a variable of the MPC within the leg's reach (after Herdt et al. 2010); a double support held
+while only both feet can hold xi + d and an earlier step otherwise (after Khadiv et al. 2016); the
+push's extra divergence to the next touch-down added to the footholds. Capture stepping from the
+DCM with step timing is stepping.py.
 """
 
 from __future__ import annotations

@@ -22,14 +22,15 @@ current double support holds xi + d (within ``margin``), the hold:
   and, when it is there and slower than ``speed``, re-seats the plan on the measured feet
   (Planner.reseat: the feet where they stand, the path between them) and lets the walk go on.
 
-Measured on G1 (README and docs/WALKING.md, pushes): it catches the side pushes that meet the leeward foot standing
-(its sole holds xi + d until the windward swing foot lands), which the capture stepping alone lost
-after the push, and, since it acts on the estimate's 20 Hz twin (capture.CaptureConfig.fast_hz)
-with the CoP free to jump onto the leeward sole (``free_cop``) and from 0.6 N/kg (``min_push``),
-those whose leeward swing foot lands wide enough in time (left 4.0 s); a push that comes while
-xi + d lies beyond the leeward sole with the leeward foot standing (left 4.1-4.4 s) still falls:
-the windward foot can then only land beside the leeward one, and the leeward step that follows
-lifts from under a DCM it cannot catch (the pendulum needs a crossover step there).
+Measured on G1 (README and docs/WALKING.md, pushes): it catches the side pushes that meet the
+leeward foot standing (its sole holds xi + d until the windward swing foot lands), which the capture
+stepping alone lost after the push, and, since it acts on the estimate's 20 Hz twin
+(capture.CaptureConfig.fast_hz) with the CoP free to jump onto the leeward sole (``free_cop``) and
+from 0.6 N/kg (``min_push``), those whose leeward swing foot lands wide enough in time (left 4.0 s);
+a push that comes while xi + d lies beyond the leeward sole with the leeward foot standing (left
+4.1-4.4 s) still falls: the windward foot can then only land beside the leeward one, and the leeward
+step that follows lifts from under a DCM it cannot catch (the pendulum needs a crossover step
+there).
 """
 
 from __future__ import annotations

@@ -12,11 +12,11 @@ planner tick while the push recovery (capture.py) is engaged and its estimate is
   foot's single support) with the CoP between the support's centre leaning into the push and
   its point nearest xi + d (``ankle``);
 - **foothold** (after Khadiv et al. 2016): the landing foot goes to xi_T + d - b, b the DCM's
-  offset from a landed foot in the nominal gait (b_x = L / (e^{wT} - 1) ahead, b_y = W / (e^{wT} + 1)
-  inwards for steps of length L, width W, period T, from the planner's own next foothold); only
-  its component along the push (across it the feedback's step stays), within the reach of the
-  standing foot (``reach_*``, in its frame; sideways at
-  least the feet's least separation: the feet never cross or collide). The result is the controller's foothold shift
+  offset from a landed foot in the nominal gait (b_x = L / (e^{wT} - 1) ahead,
+  b_y = W / (e^{wT} + 1) inwards for steps of length L, width W, period T, from the planner's own
+  next foothold); only its component along the push (across it the feedback's step stays), within
+  the reach of the standing foot (``reach_*``, in its frame; sideways at least the feet's least
+  separation: the feet never cross or collide). The result is the controller's foothold shift
   (every coming foothold moves with it), blended from the feedback's between ``min_push`` and
   ``full_push``;
 - **step timing**: a single support ends sooner (kappa up to ``max_kappa``, the rate on a grid
@@ -32,16 +32,16 @@ On by default since 2026-12-05 (``ControlConfig.stepping``; with ``latch`` 1 s, 
 the push estimate's 20 Hz twin, capture.CaptureConfig.fast_hz; and since 2026-12-06 the QP's
 ``push_constraints``): on G1 over push times 4.0-4.6 s, 1.5 N/kg: front 3 of 7, left 3, right 4
 (before: 1, 0, 0); 1.0 N/kg: 5, 5, 6 (5, 0, 0); 0.75 N/kg: 7, 7, 7 (7, 2, 1); the sweeps walk as
-before (README and docs/WALKING.md, pushes). Alone, as it was (off, 4 Hz estimate, no latch, no hold), it recovered 1.5
-N/kg from the front pushed at 4 s, but not at later push times nor from the side; with the whole-
-body QP's hard contacts and torque limits, ``latch`` 1 s and ``min_time`` 0.1 s, 9 of 13 front push
-times 4.0-4.6 s and no side push. Options measured on side pushes and off (docs/WALKING.md, the fourth push
-session): the foothold along the walk from the DCM (``across_heading``; it and ``across_share``,
-the share of the DCM's foothold across the push, were removed on 2026-12-06); a
-bracing double support (``brace``) and no lift-off while the landing foot is in the air
-(``late_hold``) were removed, as were the QP's weights while stepping. Against a side push, the
-brace hold (hold.py, ``hold``) stops the walk in a double support that holds the push and walks on
-from that stance after it.
+before (README and docs/WALKING.md, pushes). Alone, as it was (off, 4 Hz estimate, no latch, no
+hold), it recovered 1.5 N/kg from the front pushed at 4 s, but not at later push times nor from the
+side; with the whole-body QP's hard contacts and torque limits, ``latch`` 1 s and ``min_time``
+0.1 s, 9 of 13 front push times 4.0-4.6 s and no side push. Options measured on side pushes and off
+(docs/WALKING.md, the fourth push session): the foothold along the walk from the DCM
+(``across_heading``; it and ``across_share``, the share of the DCM's foothold across the push, were
+removed on 2026-12-06); a bracing double support (``brace``) and no lift-off while the landing foot
+is in the air (``late_hold``) were removed, as were the QP's weights while stepping. Against a side
+push, the brace hold (hold.py, ``hold``) stops the walk in a double support that holds the push and
+walks on from that stance after it.
 """
 
 from __future__ import annotations
