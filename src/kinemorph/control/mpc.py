@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ConfigError
 from ..gait.footsteps import GaitBody
 from ..optim.qp import solve_qp
+from .landings import Landings, StepFreedom, find_landings, separation_rows
 from .preview import SupportPhase
 from .support import support_polygon
 
@@ -53,6 +54,13 @@ class MpcConfig:
         centre_weight: weight on each waypoint's distance from its support centre [1/m^2].
         smooth_weight: weight on waypoint differences [1/m^2].
         margin: the support polygons' inward margin from the sole edges [m].
+        step_weight: cost of moving a previewed foothold [1/m^2] (landings.py; 0: the footholds
+            are fixed, the plan's CoP moves within them).
+        step_reach: largest such move along x and along y [m].
+        step_width: how much further sideways than the planner's own limit (ControlConfig.max_step_width)
+            a moved foothold may lie from the other foot [m].
+        step_logged: a move larger than this shows in the log as step adjustment [m].
+        step_strafing: the footholds move also under a sideways command.
     """
 
     preview: float = 2.0
@@ -62,6 +70,11 @@ class MpcConfig:
     centre_weight: float = 1.0
     smooth_weight: float = 10.0
     margin: float = 0.008
+    step_weight: float = 0.0
+    step_reach: float = 0.15
+    step_width: float = 0.0
+    step_logged: float = 0.01
+    step_strafing: bool = False
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.preview <= 5.0:
@@ -81,6 +94,9 @@ class MpcPlan:
         state: initial CoM state rows (x, x') per axis (x, y) [m, m/s]. Shape: (2, 2).
         omega: pendulum frequency sqrt(g / z) [1/s].
         status: the QP's status ("solved" when it is).
+        steps: the shift of each previewed landing chosen by the plan [m] (landings.py; none when
+            the footholds are fixed). Shape: (J, 2).
+        landings: which foot each shift moves, in order of touch-down, or None.
     """
 
     times: np.ndarray
@@ -89,6 +105,8 @@ class MpcPlan:
     state: np.ndarray
     omega: float
     status: str
+    steps: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    landings: Landings | None = None
 
     def cop_at(self, t: float) -> np.ndarray:
         """CoP [m] at t [s] after the solve (linear between waypoints). Shape: (2,)."""
@@ -175,6 +193,7 @@ def solve_mpc(
     lean: float = 0.0,
     goal: np.ndarray | None = None,
     free_start: bool = False,
+    steps: StepFreedom | None = None,
 ) -> MpcPlan:
     """Solve the preview from the CoM state (2, 2) [[x, x'], [y, y']] and the current CoP (2,).
     ``offset`` d [m] (2,): a constant horizontal force F on the CoM (an estimated push), as
@@ -184,7 +203,8 @@ def solve_mpc(
     (0: the CoP at the centres, the CoM leaning into the push by d; 1: the CoM over the centres,
     the CoP taking the push). ``goal`` (2,) [m]: one target point for them instead of the centres
     (hold.py moves the CoM onto a foot with it). ``free_start``: the first waypoint is free within
-    the current support instead of fixed at ``cop_now`` (hold.py, HoldConfig.free_cop)."""
+    the current support instead of fixed at ``cop_now`` (hold.py, HoldConfig.free_cop).
+    ``steps``: the previewed footholds the plan may move (landings.py; None: fixed)."""
     cfg = config
     w = math.sqrt(gravity / height)
     d = np.zeros(2) if offset is None else np.asarray(offset, dtype=np.float64)
@@ -193,21 +213,28 @@ def solve_mpc(
     n = len(times) - 1
     polys = [support_polygon(list(ph.feet), list(ph.contacts), body, cfg.margin) for ph in phases]
     ends = np.array([ph.end for ph in phases])
-    nv = 2 * (n + 1)
-    ix, iy = np.arange(n + 1), n + 1 + np.arange(n + 1)
+    land = find_landings(phases, free=steps is not None)
+    J = land.count
+    np_ = n + 1
+    nv = 2 * np_ + 2 * J
+    ix, iy = np.arange(np_), np_ + np.arange(np_)
+    jx, jy = 2 * np_ + np.arange(J), 2 * np_ + J + np.arange(J)
     H = np.zeros((nv, nv))
     g = np.zeros(nv)
     # terminal capture point, with the final state eliminated (module docstring)
-    final = phases[min(int(np.searchsorted(ends, cfg.preview - 1e-9)), len(phases) - 1)]
+    i_final = min(int(np.searchsorted(ends, cfg.preview - 1e-9)), len(phases) - 1)
+    final = phases[i_final]
     last = support_polygon(list(final.feet), [True, True], body, cfg.margin)
+    w_final = land.final(i_final) if goal is None else np.zeros(J)
     G = backward_map(times, w)
     r = G[0, 2:] + G[1, 2:] / w
     decay = math.exp(-w * (times[-1] - times[0]))
-    for a, idx in enumerate((ix, iy)):
+    for a, (idx, jdx) in enumerate(((ix, jx), (iy, jy))):
         cp0 = state[a][0] + state[a][1] / w
         rhs = cp0 - decay * ((last.centre[a] if goal is None else goal[a]) - d[a] + shift[a])
         row = np.zeros(nv)
         row[idx] = r
+        row[jdx] = decay * w_final
         H += cfg.terminal_weight * np.outer(row, row)
         g -= cfg.terminal_weight * rhs * row
     # centres and constraints per node: each node lies in the phases on both sides of it
@@ -215,8 +242,15 @@ def solve_mpc(
     after = np.minimum(np.searchsorted(ends, times + 1e-6), len(polys) - 1)
     cen = np.array([p.centre if goal is None else goal for p in polys]) - d + shift
     centres = 0.5 * (cen[before] + cen[after])
+    moves = np.array([land.weights(i, phases[i].contacts) for i in range(len(phases))]).reshape(len(phases), J)
+    if goal is not None:
+        moves[:] = 0.0
+    centre_moves = 0.5 * (moves[before] + moves[after])  # (N + 1, J)
     pairs = [(k, int(before[k])) for k in range(0 if free_start else 1, n + 1)]
     pairs += [(k, int(after[k])) for k in range(1, n + 1) if after[k] != before[k]]
+    if J:  # a double support with a moving foot: its nodes beside a single support keep only that one's rectangle
+        single = {k for k, i in pairs if sum(phases[i].contacts) == 1}
+        pairs = [(k, i) for k, i in pairs if not (sum(phases[i].contacts) == 2 and moves[i].any() and k in single)]
     Acat = np.concatenate([polys[i].A for _, i in pairs])
     bcat = np.concatenate([polys[i].b - polys[i].A @ d for _, i in pairs])
     node = np.concatenate([np.full(len(polys[i].b), k) for k, i in pairs])
@@ -224,18 +258,44 @@ def solve_mpc(
     rows = np.arange(len(bcat))
     A_in[rows, ix[node]] = Acat[:, 0]
     A_in[rows, iy[node]] = Acat[:, 1]
-    D = np.zeros((n, n + 1))
+    if J:
+        phase_of_row = np.concatenate([np.full(len(polys[i].b), i) for _, i in pairs])
+        A_in[np.ix_(rows, jx)] = -Acat[:, :1] * moves[phase_of_row]
+        A_in[np.ix_(rows, jy)] = -Acat[:, 1:] * moves[phase_of_row]
+    D = np.zeros((n, np_))
     D[np.arange(n), np.arange(n)] = -1.0
-    D[np.arange(n), np.arange(1, n + 1)] = 1.0
-    DD = cfg.smooth_weight * D.T @ D + cfg.centre_weight * np.eye(n + 1)
-    for idx, axis in ((ix, 0), (iy, 1)):
+    D[np.arange(n), np.arange(1, np_)] = 1.0
+    DD = cfg.smooth_weight * D.T @ D + cfg.centre_weight * np.eye(np_)
+    for idx, jdx, axis in ((ix, jx, 0), (iy, jy, 1)):
         H[np.ix_(idx, idx)] += DD
         g[idx] -= cfg.centre_weight * centres[:, axis]
+        if J:  # the centres move with the footholds (p_k - centre_k - M_k delta) and the smoothness
+            # counts the CoP's path relative to them (D (p - M delta)): moving the footholds moves the
+            # path at no cost, so the plan has no reason to shorten or narrow the steps
+            P = cfg.centre_weight * centre_moves + cfg.smooth_weight * D.T @ D @ centre_moves
+            H[np.ix_(idx, jdx)] -= P
+            H[np.ix_(jdx, idx)] -= P.T
+            H[np.ix_(jdx, jdx)] += centre_moves.T @ P
+            g[jdx] += cfg.centre_weight * centre_moves.T @ centres[:, axis]
     lo = np.full(nv, -np.inf)
     hi = np.full(nv, np.inf)
     if not free_start:  # the CoP goes on from where it is (else it may jump within the support)
         lo[ix[0]] = hi[ix[0]] = cop_now[0] - d[0]
         lo[iy[0]] = hi[iy[0]] = cop_now[1] - d[1]
+    if J:
+        assert steps is not None
+        H[jx, jx] += steps.weight
+        H[jy, jy] += steps.weight
+        lo[jx] = lo[jy] = -steps.reach
+        hi[jx] = hi[jy] = steps.reach
+        if steps.fixed is not None:
+            lo[jx[0]] = hi[jx[0]] = steps.fixed[0]
+            lo[jy[0]] = hi[jy[0]] = steps.fixed[1]
+        sx, sy, sh = separation_rows(phases, land, steps)
+        extra = np.zeros((len(sh), nv))
+        extra[:, jx], extra[:, jy] = sx, sy
+        A_in = np.vstack([A_in, extra])
+        bcat = np.concatenate([bcat, sh])
     res = solve_qp(H, g, A=A_in, upper=bcat, x_lower=lo, x_upper=hi)
     cop = np.stack([res.x[ix], res.x[iy]], axis=1)
     return MpcPlan(
@@ -245,4 +305,6 @@ def solve_mpc(
         state=np.asarray(state, dtype=np.float64).copy(),
         omega=w,
         status=res.status,
+        steps=np.stack([res.x[jx], res.x[jy]], axis=1),
+        landings=land if J else None,
     )
