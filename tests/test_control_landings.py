@@ -10,6 +10,7 @@ import pytest
 from kinemorph.control.landings import StepFreedom, find_landings, separation_rows
 from kinemorph.control.mpc import MpcConfig, solve_mpc
 from kinemorph.control.preview import SupportPhase, preview, time_to_touchdown
+from kinemorph.errors import ConfigError
 from kinemorph.gait import GaitBody, Planner, load_style
 from kinemorph.gait.footsteps import min_separation
 
@@ -108,3 +109,39 @@ def test_moved_footholds_catch_a_sideways_kick_that_fixed_ones_cannot(kick: floa
     assert _kicked(30.0, 0.0) < 0.1
     assert _kicked(None, kick) > 1.0  # the kick topples the plan on fixed footholds
     assert _kicked(30.0, kick) < 0.3  # moved footholds catch it
+
+
+def _moves_ctrl(step_when: str, time: float, engaged: bool):  # type: ignore[no-untyped-def]
+    """The parts of a GaitController that FootholdMoves.freedom reads."""
+    from types import SimpleNamespace
+
+    from kinemorph.control.feedback import FeedbackConfig
+    from kinemorph.control.stepping import SteppingConfig
+
+    mpc = MpcConfig(step_weight=100.0, step_when=step_when, step_demand=0.5, step_hold=0.3)
+    cfg = SimpleNamespace(mpc=mpc, feedback=FeedbackConfig(), stepping=SteppingConfig())
+    return SimpleNamespace(cfg=cfg, time=time, recovery=SimpleNamespace(engaged=engaged),
+                           rg=SimpleNamespace(body=BODY), maker=SimpleNamespace(max_width=MAX_WIDTH))  # fmt: skip
+
+
+def test_footholds_are_free_only_when_step_when_asks_and_for_step_hold_after() -> None:
+    from kinemorph.control.feedback import FeedbackState
+    from kinemorph.control.footholds import FootholdMoves
+
+    phases = preview(_walking(), np.zeros((2, 2)), (0.3, 0.0, 0.0), 2.0)
+    calm = FeedbackState(1.0, np.zeros(2), np.zeros(2), False, False, False)
+    sway = FeedbackState(1.0, np.array([0.0, 0.1]), np.zeros(2), False, True, False)  # 0.1 >= 0.5 * 0.15
+    cmd = np.array([0.3, 0.0, 0.0])
+    assert FootholdMoves().freedom(_moves_ctrl("always", 1.0, False), phases, cmd, calm) is not None
+    for when in ("push", "sway"):
+        moves = FootholdMoves()
+        assert moves.freedom(_moves_ctrl(when, 1.0, False), phases, cmd, calm) is None
+        assert moves.freedom(_moves_ctrl(when, 1.1, True), phases, cmd, calm) is not None  # a push engaged
+        assert moves.freedom(_moves_ctrl(when, 1.3, False), phases, cmd, calm) is not None  # held after it
+        assert moves.freedom(_moves_ctrl(when, 1.5, False), phases, cmd, calm) is None  # step_hold passed
+        swayed = moves.freedom(_moves_ctrl(when, 2.0, False), phases, cmd, sway)
+        assert (swayed is not None) == (when == "sway")  # the step adjustment near its cap frees them
+    assert FootholdMoves().freedom(_moves_ctrl("always", 1.0, False), phases, np.array([0.0, 0.2, 0.0]), calm) is None
+    for bad in ({"step_when": "often"}, {"step_demand": 1.5}, {"step_hold": -1.0}):
+        with pytest.raises(ConfigError):
+            MpcConfig(**bad)  # type: ignore[arg-type]

@@ -31,8 +31,8 @@ from .backstep import back_step_shift
 from .capture import Recovery
 from .config import ControlConfig
 from .feedback import FeedbackState, GaitFeedback
+from .footholds import FootholdMoves
 from .gate import liftoff_cap
-from .landings import StepFreedom
 from .mpc import MpcPlan, solve_mpc
 from .preview import SupportPhase, phase_duration, preview, step_axis, time_to_touchdown
 from .stance import SpeedStance, ankle_shortfall, lag_step
@@ -122,8 +122,7 @@ class GaitController:
         self._vel: tuple[np.ndarray, np.ndarray] = (np.zeros((2, 6)), np.zeros(3))
         self._lag_prev = np.zeros(2)
         self._lag_foot = -1  # the swinging foot whose lag step is decided
-        self._moved = np.zeros(2)  # the CoM planner's move of the swinging foot's foothold (landings.py)
-        self._moved_foot = -1
+        self.moves = FootholdMoves()  # the CoM planner's move of the coming foothold (footholds.py)
 
     def com_state(self, d: mujoco.MjData) -> np.ndarray:
         """Measured horizontal CoM [[x, x'], [y, y']] (kinematics computed). Shape: (2, 2)."""
@@ -279,12 +278,12 @@ class GaitController:
         plan = solve_mpc(phases, x0, cop_now, body=cop_body, height=self.height, gravity=self.gravity,
                          config=self.cfg.mpc, offset=lean, lean=hold.cfg.lean if hold.braced else 0.0,
                          goal=hold.goal, free_start=hold.braced and hold.cfg.free_cop,
-                         steps=None if settling else self._freedom(phases, command))  # fmt: skip
+                         steps=None if settling else self.moves.freedom(self, phases, command, fb))  # fmt: skip
         solved = plan.status == "solved"
         if solved:
             self.plan, self.plan_time = plan, self.time
             self.com_ref = x0
-        moved = self._landing(plan if solved else None)
+        moved = self.moves.landing(phases, plan if solved else None)
         if moved.any():  # the CoM planner's move of the coming foothold (landings.py), logged as step adjustment
             step = step + moved
             fb = dataclasses.replace(
@@ -300,30 +299,6 @@ class GaitController:
         self.time += self.dt_plan
         com_ref = np.stack([self.com_ref[:, 0], self.com_ref[:, 1]], axis=1)
         return PlanTick(self.next, fb, cmd * pace, com_ref, cop_now, solved)
-
-    def _freedom(self, phases: list[SupportPhase], command: np.ndarray) -> StepFreedom | None:
-        """How far the CoM planner may move the previewed footholds (landings.py; None: not at all).
-        A swing within ``SteppingConfig.freeze`` of its touch-down keeps the move decided for it."""
-        mc = self.cfg.mpc
-        if mc.step_weight <= 0 or (command[1] != 0.0 and not mc.step_strafing):
-            return None
-        swinging = [f for f in range(2) if not phases[0].contacts[f]]
-        fixed = None
-        if len(swinging) == 1 and swinging[0] == self._moved_foot:
-            if time_to_touchdown(phases) < self.cfg.stepping.freeze:
-                fixed = self._moved
-        return StepFreedom(mc.step_weight, mc.step_reach, self.rg.body, self.maker.max_width + mc.step_width, fixed)
-
-    def _landing(self, plan: MpcPlan | None) -> np.ndarray:
-        """The move (2,) [m] of the swinging foot's foothold chosen by the CoM planner (zero in a
-        double support, when the footholds are fixed or the plan failed; the last one kept then)."""
-        swinging = [f for f in range(2) if not self.phases[0].contacts[f]]
-        if len(swinging) != 1:
-            self._moved_foot, self._moved = -1, np.zeros(2)
-            return self._moved
-        if plan is not None and plan.landings is not None and int(plan.landings.foot[0]) == swinging[0]:
-            self._moved_foot, self._moved = swinging[0], plan.steps[0].copy()
-        return self._moved if self._moved_foot == swinging[0] else np.zeros(2)
 
     def _lag(self, meas: np.ndarray, command: np.ndarray, timing: np.ndarray, pace: float) -> np.ndarray:
         """The lag step's foothold shift (2,) [m] (stance.lag_step, StanceConfig.shorten): in single

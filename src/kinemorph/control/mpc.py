@@ -40,6 +40,8 @@ from .landings import Landings, StepFreedom, find_landings, separation_rows
 from .preview import SupportPhase
 from .support import support_polygon
 
+STEP_WHEN = ("always", "push", "sway")  # MpcConfig.step_when
+
 
 @dataclass(frozen=True)
 class MpcConfig:
@@ -61,6 +63,12 @@ class MpcConfig:
             a moved foothold may lie from the other foot [m].
         step_logged: a move larger than this shows in the log as step adjustment [m].
         step_strafing: the footholds move also under a sideways command.
+        step_when: when the footholds are free (with ``step_weight`` > 0): "always" (every tick),
+            "push" (while the push recovery is engaged, capture.py, and for ``step_hold`` after)
+            or "sway" (as "push", and also while the gait feedback's step adjustment is at least
+            ``step_demand`` of its cap, FeedbackConfig.max_step).
+        step_demand: see ``step_when``.
+        step_hold: how long they stay free after the last tick that asked for it [s].
     """
 
     preview: float = 2.0
@@ -75,12 +83,21 @@ class MpcConfig:
     step_width: float = 0.0
     step_logged: float = 0.01
     step_strafing: bool = False
+    step_when: str = "always"
+    step_demand: float = 0.8
+    step_hold: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.preview <= 5.0:
             raise ConfigError(f"MpcConfig.preview must be in [0.5, 5] s, got {self.preview}")
         if not 0.02 <= self.node_dt <= 0.5:
             raise ConfigError(f"MpcConfig.node_dt must be in [0.02, 0.5] s, got {self.node_dt}")
+        if self.step_weight < 0 or self.step_reach < 0 or self.step_hold < 0:
+            raise ConfigError("MpcConfig.step_weight, step_reach and step_hold must be >= 0")
+        if self.step_when not in STEP_WHEN:
+            raise ConfigError(f"MpcConfig.step_when must be one of {', '.join(STEP_WHEN)}, got {self.step_when!r}")
+        if not 0.0 <= self.step_demand <= 1.0:
+            raise ConfigError(f"MpcConfig.step_demand must be in [0, 1], got {self.step_demand}")
 
 
 @dataclass(frozen=True)
