@@ -111,16 +111,17 @@ def test_moved_footholds_catch_a_sideways_kick_that_fixed_ones_cannot(kick: floa
     assert _kicked(30.0, kick) < 0.3  # moved footholds catch it
 
 
-def _moves_ctrl(step_when: str, time: float, engaged: bool):  # type: ignore[no-untyped-def]
+def _moves_ctrl(step_when: str, time: float, engaged: bool, push: float = 1.0):  # type: ignore[no-untyped-def]
     """The parts of a GaitController that FootholdMoves.freedom reads."""
     from types import SimpleNamespace
 
     from kinemorph.control.feedback import FeedbackConfig
     from kinemorph.control.stepping import SteppingConfig
 
-    mpc = MpcConfig(step_weight=100.0, step_when=step_when, step_demand=0.5, step_hold=0.3)
+    mpc = MpcConfig(step_weight=100.0, step_when=step_when, step_demand=0.5, step_hold=0.3, step_push=0.8)
     cfg = SimpleNamespace(mpc=mpc, feedback=FeedbackConfig(), stepping=SteppingConfig())
-    return SimpleNamespace(cfg=cfg, time=time, recovery=SimpleNamespace(engaged=engaged),
+    observer = SimpleNamespace(fast=np.array([0.0, 30.0 * push, 0.0]))  # the push estimate [N], 30 kg
+    return SimpleNamespace(cfg=cfg, time=time, mass=30.0, recovery=SimpleNamespace(engaged=engaged, observer=observer),
                            rg=SimpleNamespace(body=BODY), maker=SimpleNamespace(max_width=MAX_WIDTH))  # fmt: skip
 
 
@@ -136,12 +137,13 @@ def test_footholds_are_free_only_when_step_when_asks_and_for_step_hold_after() -
     for when in ("push", "sway"):
         moves = FootholdMoves()
         assert moves.freedom(_moves_ctrl(when, 1.0, False), phases, cmd, calm) is None
+        assert moves.freedom(_moves_ctrl(when, 1.05, True, push=0.6), phases, cmd, calm) is None  # below step_push
         assert moves.freedom(_moves_ctrl(when, 1.1, True), phases, cmd, calm) is not None  # a push engaged
         assert moves.freedom(_moves_ctrl(when, 1.3, False), phases, cmd, calm) is not None  # held after it
         assert moves.freedom(_moves_ctrl(when, 1.5, False), phases, cmd, calm) is None  # step_hold passed
         swayed = moves.freedom(_moves_ctrl(when, 2.0, False), phases, cmd, sway)
         assert (swayed is not None) == (when == "sway")  # the step adjustment near its cap frees them
     assert FootholdMoves().freedom(_moves_ctrl("always", 1.0, False), phases, np.array([0.0, 0.2, 0.0]), calm) is None
-    for bad in ({"step_when": "often"}, {"step_demand": 1.5}, {"step_hold": -1.0}):
+    for bad in ({"step_when": "often"}, {"step_demand": 1.5}, {"step_hold": -1.0}, {"step_push": -0.5}):
         with pytest.raises(ConfigError):
             MpcConfig(**bad)  # type: ignore[arg-type]

@@ -2,9 +2,10 @@
 foot (landings.py holds the QP's side; MpcConfig.step_weight > 0 turns it on).
 
 ``MpcConfig.step_when`` says when the footholds are free: at every planner tick ("always"), while
-the push recovery is engaged ("push"), or also while the gait feedback's step adjustment nears its
-cap ("sway"), and then for ``step_hold`` seconds after the last tick that asked for it. A swing
-within ``SteppingConfig.freeze`` of its touch-down keeps the move decided for it.
+the push recovery is engaged with a push estimate of at least ``step_push`` ("push"), or also
+while the gait feedback's step adjustment nears its cap ("sway"), and then for ``step_hold``
+seconds after the last tick that asked for it. A swing within ``SteppingConfig.freeze`` of its
+touch-down keeps the move decided for it.
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ class FootholdMoves:
         if mc.step_when != "always":
             demand = mc.step_demand * ctrl.cfg.feedback.max_step
             sway = mc.step_when == "sway" and float(np.linalg.norm(fb.step)) >= demand
-            if ctrl.recovery.engaged or sway:
+            rec = ctrl.recovery
+            pushed = rec.engaged and float(np.linalg.norm(rec.observer.fast)) >= mc.step_push * ctrl.mass
+            if pushed or sway:
                 self.free_until = ctrl.time + mc.step_hold
             if ctrl.time > self.free_until:
                 return None

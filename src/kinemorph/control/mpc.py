@@ -68,6 +68,8 @@ class MpcConfig:
             or "sway" (as "push", and also while the gait feedback's step adjustment is at least
             ``step_demand`` of its cap, FeedbackConfig.max_step).
         step_demand: see ``step_when``.
+        step_push: "push" frees them only while the push estimate (its 20 Hz twin,
+            CaptureConfig.fast_hz) is at least this [N/kg].
         step_hold: how long they stay free after the last tick that asked for it [s].
     """
 
@@ -85,6 +87,7 @@ class MpcConfig:
     step_strafing: bool = False
     step_when: str = "always"
     step_demand: float = 0.8
+    step_push: float = 0.0
     step_hold: float = 1.0
 
     def __post_init__(self) -> None:
@@ -92,8 +95,8 @@ class MpcConfig:
             raise ConfigError(f"MpcConfig.preview must be in [0.5, 5] s, got {self.preview}")
         if not 0.02 <= self.node_dt <= 0.5:
             raise ConfigError(f"MpcConfig.node_dt must be in [0.02, 0.5] s, got {self.node_dt}")
-        if self.step_weight < 0 or self.step_reach < 0 or self.step_hold < 0:
-            raise ConfigError("MpcConfig.step_weight, step_reach and step_hold must be >= 0")
+        if self.step_weight < 0 or self.step_reach < 0 or self.step_hold < 0 or self.step_push < 0:
+            raise ConfigError("MpcConfig.step_weight, step_reach, step_hold and step_push must be >= 0")
         if self.step_when not in STEP_WHEN:
             raise ConfigError(f"MpcConfig.step_when must be one of {', '.join(STEP_WHEN)}, got {self.step_when!r}")
         if not 0.0 <= self.step_demand <= 1.0:
