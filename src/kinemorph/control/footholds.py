@@ -5,7 +5,10 @@ foot (landings.py holds the QP's side; MpcConfig.step_weight > 0 turns it on).
 the push recovery is engaged with a push estimate of at least ``step_push`` ("push"), or also
 while the gait feedback's step adjustment nears its cap ("sway"), and then for ``step_hold``
 seconds after the last tick that asked for it. A swing within ``SteppingConfig.freeze`` of its
-touch-down keeps the move decided for it.
+touch-down keeps the move decided for it. The default frees them while a push of at least
+1 N/kg is being recovered from: free at every tick they narrowed the stance and lost side pushes,
+and from the recovery's own 0.5 N/kg on they lost 0.75 N/kg pushes the fixed footholds hold
+(docs/WALKING.md, "Footholds in the CoM MPC").
 """
 
 from __future__ import annotations

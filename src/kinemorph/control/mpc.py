@@ -80,14 +80,14 @@ class MpcConfig:
     centre_weight: float = 1.0
     smooth_weight: float = 10.0
     margin: float = 0.008
-    step_weight: float = 0.0
+    step_weight: float = 100.0
     step_reach: float = 0.15
     step_width: float = 0.0
     step_logged: float = 0.01
     step_strafing: bool = False
-    step_when: str = "always"
+    step_when: str = "push"
     step_demand: float = 0.8
-    step_push: float = 0.0
+    step_push: float = 1.0
     step_hold: float = 1.0
 
     def __post_init__(self) -> None:
