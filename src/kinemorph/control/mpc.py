@@ -88,7 +88,7 @@ class MpcConfig:
     step_when: str = "push"
     step_demand: float = 0.8
     step_push: float = 1.0
-    step_hold: float = 1.0
+    step_hold: float = 2.5
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.preview <= 5.0:
