@@ -120,8 +120,8 @@ def _moves_ctrl(step_when: str, time: float, engaged: bool, push: float = 1.0): 
 
     mpc = MpcConfig(step_weight=100.0, step_when=step_when, step_demand=0.5, step_hold=0.3, step_push=0.8)
     cfg = SimpleNamespace(mpc=mpc, feedback=FeedbackConfig(), stepping=SteppingConfig())
-    observer = SimpleNamespace(fast=np.array([0.0, 30.0 * push, 0.0]))  # the push estimate [N], 30 kg
-    return SimpleNamespace(cfg=cfg, time=time, mass=30.0, recovery=SimpleNamespace(engaged=engaged, observer=observer),
+    observer = SimpleNamespace(fast_per_kg=lambda: push)  # the push estimate's size [N/kg]
+    return SimpleNamespace(cfg=cfg, time=time, recovery=SimpleNamespace(engaged=engaged, observer=observer),
                            rg=SimpleNamespace(body=BODY), maker=SimpleNamespace(max_width=MAX_WIDTH))  # fmt: skip
 
 

@@ -157,6 +157,10 @@ class PushObserver:
         self._last = np.array(velocity, dtype=np.float64)
         return self.estimate
 
+    def fast_per_kg(self) -> float:
+        """The size of the ``fast`` estimate [N/kg]."""
+        return float(np.linalg.norm(self.fast)) / self.mass
+
 
 class Recovery:
     """Engages and ends the push recovery and turns it into the controller's step, lean and timing."""

@@ -284,7 +284,7 @@ class GaitController:
             self.plan, self.plan_time = plan, self.time
             self.com_ref = x0
         moved = self.moves.landing(phases, plan if solved else None)
-        if moved.any():  # the CoM planner's move of the coming foothold (landings.py), logged as step adjustment
+        if moved.any():  # the CoM planner's move of the coming foothold (footholds.py), logged as step adjustment
             step = step + moved
             fb = dataclasses.replace(
                 fb,

@@ -46,7 +46,7 @@ class FootholdMoves:
             demand = mc.step_demand * ctrl.cfg.feedback.max_step
             sway = mc.step_when == "sway" and float(np.linalg.norm(fb.step)) >= demand
             rec = ctrl.recovery
-            pushed = rec.engaged and float(np.linalg.norm(rec.observer.fast)) >= mc.step_push * ctrl.mass
+            pushed = rec.engaged and rec.observer.fast_per_kg() >= mc.step_push
             if pushed or sway:
                 self.free_until = ctrl.time + mc.step_hold
             if ctrl.time > self.free_until:

@@ -265,16 +265,12 @@ class CaptureStepper:
         est = ctl.recovery.observer.fast
         return np.array([est[0], est[1], 0.0])
 
-    @staticmethod
-    def _push(ctl: GaitController) -> float:
-        """The push estimate's size [N/kg]."""
-        return float(np.linalg.norm(ctl.recovery.observer.fast)) / ctl.mass
-
     def _above(self, engaged: bool, push: float) -> bool:
         return self.cfg.enabled and engaged and push > self.cfg.min_push
 
     def _acts(self, ctl: GaitController) -> bool:
-        return self._above(ctl.recovery.engaged, self._push(ctl)) and (self.active or self.sustained())
+        rec = ctl.recovery
+        return self._above(rec.engaged, rec.observer.fast_per_kg()) and (self.active or self.sustained())
 
     def sustained(self) -> bool:
         """Whether the estimate has been above ``min_push`` for ``min_time`` (``above``, counted by ``gate``)."""
@@ -292,7 +288,7 @@ class CaptureStepper:
         """The foothold shift (2,) [m] and feedback for this tick from the measured CoM state (2, 2)
         under the adjusted command ``cmd``; ``step`` and ``fb`` as the gait feedback has them."""
         rec = ctl.recovery
-        push = self._push(ctl)
+        push = ctl.recovery.observer.fast_per_kg()
         if self.cfg.hold.enabled:
             held = self.hold.update(ctl, self.active, meas, cmd, push, step, fb)
             if held is not None:
