@@ -111,14 +111,16 @@ def test_moved_footholds_catch_a_sideways_kick_that_fixed_ones_cannot(kick: floa
     assert _kicked(30.0, kick) < 0.3  # moved footholds catch it
 
 
-def _moves_ctrl(step_when: str, time: float, engaged: bool, push: float = 1.0):  # type: ignore[no-untyped-def]
+def _moves_ctrl(step_when: str, time: float, engaged: bool, push: float = 1.0, walk: float = 0.0):  # type: ignore[no-untyped-def]
     """The parts of a GaitController that FootholdMoves.freedom reads."""
     from types import SimpleNamespace
 
     from kinemorph.control.feedback import FeedbackConfig
     from kinemorph.control.stepping import SteppingConfig
 
-    mpc = MpcConfig(step_weight=100.0, step_when=step_when, step_demand=0.5, step_hold=0.3, step_push=0.8)
+    mpc = MpcConfig(
+        step_weight=100.0, step_when=step_when, step_demand=0.5, step_hold=0.3, step_push=0.8, walk_weight=walk
+    )
     cfg = SimpleNamespace(mpc=mpc, feedback=FeedbackConfig(), stepping=SteppingConfig())
     observer = SimpleNamespace(fast_per_kg=lambda: push)  # the push estimate's size [N/kg]
     return SimpleNamespace(cfg=cfg, time=time, recovery=SimpleNamespace(engaged=engaged, observer=observer),
@@ -144,6 +146,32 @@ def test_footholds_are_free_only_when_step_when_asks_and_for_step_hold_after() -
         swayed = moves.freedom(_moves_ctrl(when, 2.0, False), phases, cmd, sway)
         assert (swayed is not None) == (when == "sway")  # the step adjustment near its cap frees them
     assert FootholdMoves().freedom(_moves_ctrl("always", 1.0, False), phases, np.array([0.0, 0.2, 0.0]), calm) is None
-    for bad in ({"step_when": "often"}, {"step_demand": 1.5}, {"step_hold": -1.0}, {"step_push": -0.5}):
+    for bad in (
+        {"step_when": "often"},
+        {"step_demand": 1.5},
+        {"step_hold": -1.0},
+        {"step_push": -0.5},
+        {"walk_weight": -1.0},
+    ):
         with pytest.raises(ConfigError):
             MpcConfig(**bad)  # type: ignore[arg-type]
+
+
+def test_walk_weight_frees_the_footholds_at_its_own_cost_outside_the_push_windows() -> None:
+    from kinemorph.control.feedback import FeedbackState
+    from kinemorph.control.footholds import FootholdMoves
+
+    phases = preview(_walking(), np.zeros((2, 2)), (0.3, 0.0, 0.0), 2.0)
+    calm = FeedbackState(1.0, np.zeros(2), np.zeros(2), False, False, False)
+    cmd = np.array([0.3, 0.0, 0.0])
+    moves = FootholdMoves()
+    walking = moves.freedom(_moves_ctrl("push", 1.0, False, walk=300.0), phases, cmd, calm)
+    assert walking is not None and walking.weight == 300.0  # no push: the walking cost
+    pushed = moves.freedom(_moves_ctrl("push", 1.1, True, walk=300.0), phases, cmd, calm)
+    assert pushed is not None and pushed.weight == 100.0  # pushed: step_weight's cost
+    held = moves.freedom(_moves_ctrl("push", 1.3, False, walk=300.0), phases, cmd, calm)
+    assert held is not None and held.weight == 100.0  # within step_hold of the push
+    after = moves.freedom(_moves_ctrl("push", 1.5, False, walk=300.0), phases, cmd, calm)
+    assert after is not None and after.weight == 300.0
+    strafing = np.array([0.0, 0.2, 0.0])
+    assert moves.freedom(_moves_ctrl("push", 2.0, False, walk=300.0), phases, strafing, calm) is None

@@ -42,6 +42,7 @@ class FootholdMoves:
         mc = ctrl.cfg.mpc
         if mc.step_weight <= 0 or (command[1] != 0.0 and not mc.step_strafing):
             return None
+        weight = mc.step_weight
         if mc.step_when != "always":
             demand = mc.step_demand * ctrl.cfg.feedback.max_step
             sway = mc.step_when == "sway" and float(np.linalg.norm(fb.step)) >= demand
@@ -50,12 +51,14 @@ class FootholdMoves:
             if pushed or sway:
                 self.free_until = ctrl.time + mc.step_hold
             if ctrl.time > self.free_until:
-                return None
+                if mc.walk_weight <= 0:
+                    return None
+                weight = mc.walk_weight
         swinging = [f for f in range(2) if not phases[0].contacts[f]]
         fixed = None
         if len(swinging) == 1 and swinging[0] == self.foot and time_to_touchdown(phases) < ctrl.cfg.stepping.freeze:
             fixed = self.moved
-        return StepFreedom(mc.step_weight, mc.step_reach, ctrl.rg.body, ctrl.maker.max_width + mc.step_width, fixed)
+        return StepFreedom(weight, mc.step_reach, ctrl.rg.body, ctrl.maker.max_width + mc.step_width, fixed)
 
     def landing(self, phases: list[SupportPhase], plan: MpcPlan | None) -> np.ndarray:
         """The move (2,) [m] of the swinging foot's foothold chosen by the CoM planner (zero in a

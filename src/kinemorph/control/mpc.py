@@ -71,6 +71,8 @@ class MpcConfig:
         step_push: "push" frees them only while the push estimate (its 20 Hz twin,
             CaptureConfig.fast_hz) is at least this [N/kg].
         step_hold: how long they stay free after the last tick that asked for it [s].
+        walk_weight: outside those times ("push" or "sway"), the footholds are free at this cost
+            instead [1/m^2] (0: fixed then).
     """
 
     preview: float = 2.0
@@ -89,14 +91,15 @@ class MpcConfig:
     step_demand: float = 0.8
     step_push: float = 1.0
     step_hold: float = 2.5
+    walk_weight: float = 300.0
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.preview <= 5.0:
             raise ConfigError(f"MpcConfig.preview must be in [0.5, 5] s, got {self.preview}")
         if not 0.02 <= self.node_dt <= 0.5:
             raise ConfigError(f"MpcConfig.node_dt must be in [0.02, 0.5] s, got {self.node_dt}")
-        if self.step_weight < 0 or self.step_reach < 0 or self.step_hold < 0 or self.step_push < 0:
-            raise ConfigError("MpcConfig.step_weight, step_reach, step_hold and step_push must be >= 0")
+        if min(self.step_weight, self.step_reach, self.step_hold, self.step_push, self.walk_weight) < 0:
+            raise ConfigError("MpcConfig.step_weight, step_reach, step_hold, step_push and walk_weight must be >= 0")
         if self.step_when not in STEP_WHEN:
             raise ConfigError(f"MpcConfig.step_when must be one of {', '.join(STEP_WHEN)}, got {self.step_when!r}")
         if not 0.0 <= self.step_demand <= 1.0:
