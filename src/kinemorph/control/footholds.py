@@ -4,11 +4,13 @@ foot (landings.py holds the QP's side; MpcConfig.step_weight > 0 turns it on).
 ``MpcConfig.step_when`` says when the footholds are free: at every planner tick ("always"), while
 the push recovery is engaged with a push estimate of at least ``step_push`` ("push"), or also
 while the gait feedback's step adjustment nears its cap ("sway"), and then for ``step_hold``
-seconds after the last tick that asked for it. A swing within ``SteppingConfig.freeze`` of its
-touch-down keeps the move decided for it. The default frees them while a push of at least
-1 N/kg is being recovered from: free at every tick they narrowed the stance and lost side pushes,
-and from the recovery's own 0.5 N/kg on they lost 0.75 N/kg pushes the fixed footholds hold
-(docs/WALKING.md, "Footholds in the CoM MPC").
+seconds after the last tick that asked for it; outside those times they are free at the stiffer
+cost ``walk_weight`` (0: fixed). A swing within ``SteppingConfig.freeze`` of its touch-down keeps
+the move decided for it. The default frees them at cost 100 while a push of at least 1 N/kg is
+being recovered from and at 300 in every other walk: at 100 at every tick they narrowed the stance
+and lost side pushes, from the recovery's own 0.5 N/kg on they lost 0.75 N/kg pushes the fixed
+footholds hold, and fixed outside pushes G1 fell started at 0.3 and 0.4 m/s (docs/WALKING.md,
+"Footholds in the CoM MPC", "Footholds free while walking").
 """
 
 from __future__ import annotations
