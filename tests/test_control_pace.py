@@ -47,8 +47,8 @@ def test_a_slow_cycle_strafes_on_a_faster_clock_within_the_phase_limits() -> Non
 
 def test_the_reach_fixes_engage_for_strides_beyond_the_sideways_reach() -> None:
     """support.reach_share: |v_y| T over the reach per cycle (max width less the feet's least
-    separation); ControlConfig.smooth_reach (1) engages the reach fixes above it (G1's relaxed and
-    injured strafing at 0.2 m/s: 1.29 and 1.20; neutral 0.92 and the schedule's 0.15 m/s below 1)."""
+    separation); ControlConfig.smooth_reach (0.5) engages the reach fixes above it (G1's relaxed and
+    injured strafing at 0.2 m/s: 1.29 and 1.20, neutral 0.92; relaxed at 0.1 m/s 0.66, neutral 0.46)."""
     from kinemorph.control.support import reach_share
 
     reach = 0.31 - (2 * BODY.half_width + 0.02)
@@ -57,7 +57,7 @@ def test_the_reach_fixes_engage_for_strides_beyond_the_sideways_reach() -> None:
     assert reach_share(0.31, BODY, -0.2, slow) == reach_share(0.31, BODY, 0.2, slow)  # either side
     assert reach_share(0.31, BODY, 0.2, slow) > 1.0 > reach_share(0.31, BODY, 0.15, quick)
     assert reach_share(0.31, BODY, 0.0, slow) == 0.0 and reach_share(math.inf, BODY, 0.2, slow) == 0.0
-    assert ControlConfig().smooth_reach == 1.0
+    assert ControlConfig().smooth_reach == 0.5
 
 
 def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot() -> None:
@@ -95,3 +95,23 @@ def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot
                 widest = max(widest, min(side))
     assert ctl.maker.sideways == 0.2  # the fixes engaged
     assert widest <= ctl.maker.max_width + 0.01, widest  # 0.31 m here (limit 0.307); 0.91 m without the fixes
+
+
+@pytest.mark.slow
+def test_g1_relaxed_strafes_slowly_with_the_reach_fixes() -> None:
+    """G1 relaxed strafing at 0.15 m/s (a stride of 0.97 of its sideways reach): with the reach fixes
+    only beyond the whole reach (smooth_reach 1) it fell at 3.66 s; from half of it (the default)
+    it strafes (docs/WALKING.md, "Slow strafing")."""
+    from conftest import robot_or_skip
+    from kinemorph.control import SimulationConfig, simulate_gait
+    from kinemorph.gait import Commands, load_style
+
+    g1 = robot_or_skip("unitree_g1")
+    runs = {}
+    for share in (1.0, ControlConfig().smooth_reach):
+        cfg = SimulationConfig(raise_on_fall=False, control=ControlConfig(smooth_reach=share))
+        runs[share] = simulate_gait(load_style("relaxed"), g1, Commands.constant([0.0, 0.15, 0.0]), 8.0, config=cfg)
+    assert runs[1.0].fell and runs[1.0].fall_time < 6.0
+    default = runs[ControlConfig().smooth_reach]
+    assert not default.fell
+    assert default.motion.root_pos[-1, 1] - default.motion.root_pos[0, 1] > 0.5 * 0.15 * (8.0 - 0.8)

@@ -81,7 +81,7 @@ class ControlConfig:
     stance: StanceConfig = field(default_factory=StanceConfig)
     scaled_preview: bool = True
     sideways_reach: float = 1.2
-    smooth_reach: float = 1.0
+    smooth_reach: float = 0.5
 
     def __post_init__(self) -> None:
         ratio = self.control_rate / self.plan_rate
