@@ -115,8 +115,8 @@ def main() -> None:
     ap.add_argument(
         "--smooth-reach",
         type=float,
-        default=1.0,
-        help="ControlConfig.smooth_reach for the sweep (0: reach fixes whenever strafing, inf: never) [1]",
+        default=None,
+        help="ControlConfig.smooth_reach for the sweep (0: reach fixes whenever strafing, inf: never) [0.5]",
     )
     ap.add_argument("--set", nargs="*", default=[], help="controller settings part.field=value for the sweep and the "
                     "pushes, e.g. stepping.enabled=true stepping.hold.enabled=true")  # fmt: skip
@@ -125,7 +125,9 @@ def main() -> None:
     ap.add_argument("--figure-push", default="0.5@5:left", help="the figure's push [default: 0.5@5:left]")
     args = ap.parse_args()
     try:
-        control = override(ControlConfig(smooth_reach=args.smooth_reach), args.set)
+        control = override(
+            ControlConfig() if args.smooth_reach is None else ControlConfig(smooth_reach=args.smooth_reach), args.set
+        )
     except ConfigError as exc:
         ap.error(str(exc))
     robot = load_robot(args.robot)

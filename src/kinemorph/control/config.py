@@ -58,9 +58,11 @@ class ControlConfig:
             (support.reach_share; 0: whenever strafing, inf: never): they move a swing's landing
             point and the swing follows smoothly (else they cap its current position) and the preview
             limits a moved foothold against the other foot's moved foothold (else its raw one: landings
-            planned up to 0.9 m apart when the planner's path runs ahead of the feet). At 1, the
-            default, G1's relaxed and injured strafing (stride 1.2-1.3 of the reach) walk 20 s; at 0
-            (whenever strafing) G1's neutral schedule fell at 17.79 s (README).
+            planned up to 0.9 m apart when the planner's path runs ahead of the feet). At 1 G1's
+            relaxed and injured strafing at 0.2 m/s (stride 1.2-1.3 of the reach) walk 20 s, but
+            relaxed at 0.1 and 0.15 m/s (0.66, 0.97) fell; at 0.5, the default since 2026-12-06, they
+            walk too; at 0 (whenever strafing) G1's neutral schedule fell at 17.79 s and neutral
+            strafing at 0.1 m/s (0.46) falls either way (docs/WALKING.md, "Slow strafing").
     """
 
     plan_rate: float = 125.0
