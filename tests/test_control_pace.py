@@ -115,3 +115,24 @@ def test_g1_relaxed_strafes_slowly_with_the_reach_fixes() -> None:
     default = runs[ControlConfig().smooth_reach]
     assert not default.fell
     assert default.motion.root_pos[-1, 1] - default.motion.root_pos[0, 1] > 0.5 * 0.15 * (8.0 - 0.8)
+
+
+@pytest.mark.slow
+def test_g1_neutral_strafes_at_0_1_m_s_with_the_gate_holding_the_lift_off() -> None:
+    """G1 neutral strafing at 0.1 m/s: with the lift-off gate's lateral allowance 0.4 s x |v_y|
+    the trailing foot lifted with the capture point 6.7 cm inside the new standing foot and the walk
+    fell at 5.69 s; with 0.2 s x |v_y| (the default) it strafes (docs/WALKING.md, "Slow strafing")."""
+    from conftest import robot_or_skip
+    from kinemorph.control import SimulationConfig, simulate_gait
+    from kinemorph.control.gate import GateConfig
+    from kinemorph.gait import Commands, load_style
+
+    g1 = robot_or_skip("unitree_g1")
+    runs = {}
+    for per_speed in (0.4, GateConfig().lateral_per_speed):
+        cfg = SimulationConfig(raise_on_fall=False, control=ControlConfig(gate=GateConfig(lateral_per_speed=per_speed)))
+        runs[per_speed] = simulate_gait(load_style("neutral"), g1, Commands.constant([0.0, 0.1, 0.0]), 8.0, config=cfg)
+    assert runs[0.4].fell and runs[0.4].fall_time < 7.0
+    default = runs[GateConfig().lateral_per_speed]
+    assert not default.fell
+    assert default.motion.root_pos[-1, 1] - default.motion.root_pos[0, 1] > 0.5 * 0.1 * (8.0 - 0.8)

@@ -41,7 +41,9 @@ class GateConfig:
             (the CoM sways onto the standing foot during the single support).
         from_share: the gate acts once this share of the double support has passed.
         lateral_per_speed: ``lateral`` grows by this much per m/s of sideways command [s] (when
-            strafing the CoM moves on sideways over the new foot after lift-off).
+            strafing the CoM moves on sideways over the new foot after lift-off). 0.2 since
+            2026-12-06 (0.4 before: G1 neutral strafing at 0.1 m/s lifted with the capture point
+            6.7 cm inside the new foot and fell; none: neutral strafing at 0.2 m/s fell at 3 s).
         ahead_free: a capture point already past the leading foot's far edge (toe walking
             forward) is not held for its lateral distance (the CoM would run on while waiting).
     """
@@ -52,7 +54,7 @@ class GateConfig:
     margin: float = 0.01
     lateral: float = 0.0
     from_share: float = 0.5
-    lateral_per_speed: float = 0.4
+    lateral_per_speed: float = 0.2
     ahead_free: bool = True
 
     def __post_init__(self) -> None:
