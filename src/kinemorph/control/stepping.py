@@ -288,7 +288,7 @@ class CaptureStepper:
         """The foothold shift (2,) [m] and feedback for this tick from the measured CoM state (2, 2)
         under the adjusted command ``cmd``; ``step`` and ``fb`` as the gait feedback has them."""
         rec = ctl.recovery
-        push = ctl.recovery.observer.fast_per_kg()
+        push = rec.observer.fast_per_kg()
         if self.cfg.hold.enabled:
             held = self.hold.update(ctl, self.active, meas, cmd, push, step, fb)
             if held is not None:
