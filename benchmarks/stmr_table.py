@@ -3,8 +3,10 @@
     .venv/bin/python benchmarks/stmr_table.py --clips dog_walk.bvh dog_idle.bvh --robots unitree_go2 unitree_a1
 
 For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check: STMR's
-output with its own controls, the others with the tracking replay) and one Markdown row printed:
-verdict, controller, fell (at), base rms, torque saturation, residual, slip in the replay, the
+output with its own controls, the others with the tracking replay; all on the floor STMR's
+rollouts are made on, StmrConfig.floor_timeconst) and one Markdown row printed:
+verdict, controller, fell (at), base rms, torque saturation, residual, slip in the replay (all
+contacts, and planted feet alone: kinemorph.sim's planted_foot_slip_cm_s), the
 output's foot slip, penetration and joint jumps (kinemorph.quality), STMR's rollout against its
 targets, alpha, duration and time. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 """
@@ -22,7 +24,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
     from kinemorph.robots.robot import load_robot
-    from kinemorph.sim import simulate
+    from kinemorph.sim import SimConfig, simulate
 
     motion = load_motion(clip)
     robot = load_robot(robot_name)
@@ -40,7 +42,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
 
             save.mkdir(parents=True, exist_ok=True)
             save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz", force=True)
-        v = simulate(res, robot)
+        v = simulate(res, robot, config=SimConfig(floor_timeconst=StmrConfig().floor_timeconst))
         q = evaluate(res, robot)
         fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
         alpha = " ".join(f"{a:.2f}" for a in res.info.get("alpha", [])) or "-"
@@ -48,8 +50,9 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
         rollout = "-" if track is None else f"{100 * track:.1f}{'' if res.info.get('upright') else ' tipped'}"
         out.append(
             f"| {robot_name} | {clip.name} | {stage} | {'feasible' if v.feasible else 'infeasible'} | "
-            f"{v.controller} | {fell} | {100 * v.base_position_rms_m:.1f} | {100 * v.torque_saturation_fraction:.0f} | "
-            f"{100 * v.residual_force_mean_fraction:.0f} | {v.contact_slip_cm_s:.1f} | {q.foot_slip_mean_cm_s:.2f} | "
+            f"{v.controller.split(' on the floor')[0]} | {fell} | {100 * v.base_position_rms_m:.1f} | "
+            f"{100 * v.torque_saturation_fraction:.0f} | {100 * v.residual_force_mean_fraction:.0f} | "
+            f"{v.contact_slip_cm_s:.1f} | {v.planted_foot_slip_cm_s:.1f} | {q.foot_slip_mean_cm_s:.2f} | "
             f"{q.penetration_p95_cm:.2f} | {q.joint_jump_frames} | {rollout} | {alpha} | "
             f"{res.num_frames / res.fps:.2f} | {seconds:.0f} |"
         )
@@ -65,10 +68,11 @@ def main() -> None:
     args = ap.parse_args()
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | saturation [% steps] "
-        "| residual mean [% weight] | slip in sim [cm/s] | foot slip [cm/s] | penetration p95 [cm] | joint jumps "
+        "| residual mean [% weight] | slip in sim [cm/s] | planted slip in sim [cm/s] | foot slip [cm/s] "
+        "| penetration p95 [cm] | joint jumps "
         "| rollout vs targets [cm] | alpha | duration [s] | time [s] |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---" * 18 + "|")
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
     for robot in args.robots:
         for clip in args.clips:

@@ -36,6 +36,7 @@ def test_the_walk_carries_its_torques_and_states(walk, g1) -> None:  # type: ign
     assert c.values.shape == (round(3.0 / c.dt), m.nu)
     assert c.states is not None and c.states.shape == (c.values.shape[0] + 1, m.nq + m.nv)
     assert c.physics_dt == pytest.approx(0.001) and c.floor_solimp == WALK_FLOOR_SOLIMP
+    assert c.floor_timeconst == pytest.approx(0.02)  # MuJoCo's default floor, kept for the replay
     np.testing.assert_array_equal(c.states[0, : m.nq], walk.motion.qpos[0])
     # every 10th control tick's end state (500 Hz -> 50 fps) is the next frame of the motion
     np.testing.assert_array_equal(c.states[10::10, : m.nq][: walk.motion.num_frames - 1], walk.motion.qpos[1:])

@@ -25,7 +25,9 @@ from kinemorph.sim import (
     solve_contact_forces,
 )
 from kinemorph.sim.contacts import pyramid_rows
+from kinemorph.sim.feedback import foot_of_geoms
 from kinemorph.sim.files import save_report, save_simulation
+from kinemorph.sim.simulate import planted_feet
 
 DATA = os.environ.get("KINEMORPH_DATA")
 needs_data = pytest.mark.skipif(not DATA, reason="KINEMORPH_DATA is not set (shared motion clips)")
@@ -177,6 +179,30 @@ def test_go2_holding_home_for_5_s_is_feasible(go2):
     assert not result.report.fell
     err = np.linalg.norm(result.rollout.motion.root_pos - motion.root_pos, axis=1)
     assert err.max() < 0.01
+    # every paw carries load on every frame and stands still: all planted, no brief touch
+    assert not np.isnan(result.rollout.foot_slip).any()
+    assert result.report.planted_foot_slip_cm_s < 0.1 and result.report.brief_foot_touches == 0
+
+
+def test_each_foot_owns_its_collision_geoms(g1, go2):
+    """Go2's paw spheres sit on its calves (the foot bodies carry no geometry); G1's sole spheres on
+    its ankle roll links: each foot gets geoms, no geom two feet, and the trunk none."""
+    for robot in (g1, go2):
+        tm = build_torque_model(robot)
+        owner = foot_of_geoms(tm.model, robot.feet)
+        assert sorted(set(owner.tolist()) - {-1}) == list(range(len(robot.feet)))
+        assert owner[tm.floor_geom] == -1
+        trunk = [g for g in range(tm.model.ngeom) if tm.model.geom_bodyid[g] == robot.root_body_id]
+        assert (owner[trunk] == -1).all()
+
+
+def test_planted_feet_need_load_on_two_frames_in_a_row():
+    nan = np.nan
+    slip = np.array([[0.1, nan], [0.2, 0.5], [nan, nan], [0.3, nan], [nan, 0.4], [nan, 0.1]])
+    planted, brief = planted_feet(slip)
+    np.testing.assert_array_equal(planted[:, 0], [True, True, False, False, False, False])
+    np.testing.assert_array_equal(planted[:, 1], [False, False, False, False, True, True])
+    assert brief == 2  # foot 0 on frame 3 alone, foot 1 on frame 1 alone
 
 
 @pytest.mark.parametrize("name", ["booster_t1", "unitree_a1"])
@@ -302,13 +328,15 @@ def test_report_json_and_simulated_npz_round_trip(g1, tmp_path: Path):
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["feasible"] is True and data["time_to_fall_s"] is None
     for key in ("fell", "base_position_rms_m", "base_orientation_rms_deg", "joint_rms_rad",
-                "torque_saturation_fraction", "residual_force_mean_fraction", "contact_slip_cm_s"):  # fmt: skip
+                "torque_saturation_fraction", "residual_force_mean_fraction", "contact_slip_cm_s",
+                "planted_foot_slip_cm_s", "brief_foot_touches"):  # fmt: skip
         assert key in data
     back = load(tmp_path / "s.npz", robot_name=g1.name, dof_names=g1.dof_names)
     assert np.allclose(back.qpos, result.rollout.motion.qpos)
     with np.load(tmp_path / "s.npz") as z:
         assert z["torque"].shape == (back.num_frames, g1.model.nu)
         assert z["contact_force"][-1, 2] == pytest.approx(build_torque_model(g1).weight, rel=0.02)
+        assert z["foot_slip"].shape == (back.num_frames, len(g1.feet)) and list(z["foot_names"]) == list(g1.feet)
 
 
 def test_cli_prints_one_line_for_bad_input(g1, tmp_path: Path, capsys):

@@ -33,11 +33,23 @@ def test_own_controls_execute_the_motion_at_1_khz(go2, trot) -> None:  # type: i
     """The stored PD targets and feedback gains, run at the check's 1 kHz physics (the controls were
     made at the control step), keep the robot on its own motion."""
     rep = simulate(trot, go2)
-    assert rep.controller == "own controls"
+    assert trot.controls is not None and trot.controls.floor_timeconst == StmrConfig().floor_timeconst
+    assert rep.controller.startswith("own controls on the floor they were made on")
+    assert f"time constant {1000 * StmrConfig().floor_timeconst:g} ms" in rep.controller
     assert not rep.fell
     assert rep.base_position_rms_m < 0.03
     assert rep.torque_saturation_fraction <= 0.2
     assert "controller: own controls" in rep.summary()
+
+
+def test_the_check_can_replay_own_controls_on_another_floor(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    """SimConfig.floor_timeconst overrides the floor the controls were made on (here MuJoCo's
+    default, five times softer): the verdict says which floor, and the replay differs."""
+    own, soft = simulate(trot, go2), simulate(trot, go2, config=SimConfig(floor_timeconst=0.02))
+    assert "time constant 20 ms" in soft.controller
+    assert soft.base_position_rms_m != own.base_position_rms_m
+    with pytest.raises(KinemorphError, match="floor_timeconst"):
+        SimConfig(floor_timeconst=0.0)
 
 
 def test_the_tracking_replay_is_kept_for_motions_without_controls(go2, trot) -> None:  # type: ignore[no-untyped-def]
@@ -51,7 +63,7 @@ def test_controls_that_do_not_hold_the_robot_let_it_fall(go2, trot) -> None:  # 
     c = trot.controls
     limp = dataclasses.replace(c, values=np.zeros_like(c.values), gains=np.zeros_like(c.gains))
     rep = simulate(dataclasses.replace(trot, controls=limp), go2)
-    assert rep.controller == "own controls"
+    assert rep.controller.startswith("own controls")
     assert rep.fell and not rep.feasible
 
 
@@ -62,7 +74,8 @@ def test_an_npz_round_trip_keeps_the_controls(go2, trot, tmp_path) -> None:  # t
     assert b.dt == pytest.approx(c.dt)
     for name in ("values", "gains", "kp", "kd"):
         np.testing.assert_array_equal(getattr(b, name), getattr(c, name))
-    assert simulate(back, go2).controller == "own controls"
+    assert b.floor_timeconst == c.floor_timeconst
+    assert simulate(back, go2).controller == simulate(trot, go2).controller
 
 
 def test_controls_that_do_not_fit_the_motion_are_refused(go2, trot) -> None:  # type: ignore[no-untyped-def]

@@ -125,7 +125,7 @@ def test_dog_clips_replay_better_after_the_temporal_stage(clip: str, robot_name:
     smr = simulate(retarget(motion, robot, engine="stmr", config=StmrConfig(stages="spatial", verdict=False)), robot)
     out = retarget(motion, robot, engine="stmr")
     v = out.info["sim_verdict"]
-    assert v["controller"] == "own controls"
+    assert str(v["controller"]).startswith("own controls")
     fall = v["time_to_fall_s"] if v["fell"] else float("inf")
     assert fall > (smr.time_to_fall_s if smr.fell else float("inf")) or not v["fell"]
     assert v["residual_force_mean_fraction"] < smr.residual_force_mean_fraction

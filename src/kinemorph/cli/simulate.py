@@ -34,6 +34,11 @@ def register(sub: Any) -> None:
     g = p.add_argument_group("simulation options")
     g.add_argument("--timestep", type=float, default=0.001, help="physics step [s] [default: 0.001]")
     g.add_argument("--friction", type=float, default=0.8, help="floor friction coefficient [default: 0.8]")
+    g.add_argument(
+        "--floor-timeconst", type=float, default=None,
+        help="time constant of the floor's contacts [s] (MuJoCo's solref) [default: the floor a motion's own "
+        "controls were made on (STMR's 0.004), else MuJoCo's 0.02]",
+    )  # fmt: skip
     g.add_argument("--assist-hz", type=float, default=0.0, help="base-assist bandwidth [Hz]; 0: off [default: 0]")
     g.add_argument("--bandwidth-hz", type=float, default=10.0, help="joint PD bandwidth [Hz] [default: 10]")
     g.add_argument("--meshes", action="store_true", help="keep mesh collision geoms (slower)")
@@ -62,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     config = SimConfig(
         timestep=args.timestep,
         friction=args.friction,
+        floor_timeconst=args.floor_timeconst,
         meshes=args.meshes,
         assist_hz=args.assist_hz,
         gains=Gains(bandwidth_hz=args.bandwidth_hz),

@@ -26,6 +26,7 @@ class ControlRecorder:
         self._m = tm.model
         d0, width = tm.model.geom_solimp[tm.floor_geom, :2]
         self._floor = (float(d0), float(width))  # the impedance the ticks run on
+        self._timeconst = float(tm.model.geom_solref[tm.floor_geom, 0])  # and its contacts' time constant
         self._torques: list[np.ndarray] = []
         self._qpos = [data.qpos.copy()]
         self._qvel = [data.qvel.copy()]
@@ -50,4 +51,5 @@ class ControlRecorder:
         return Controls(
             kind="torques", dt=dt, values=torques, gains=None, names=names, kp=zeros, kd=zeros,
             states=np.hstack([self._qpos, self._qvel]), physics_dt=float(m.opt.timestep), floor_solimp=self._floor,
+            floor_timeconst=self._timeconst,
         )  # fmt: skip

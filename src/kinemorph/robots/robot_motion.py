@@ -43,6 +43,8 @@ class Controls:
         physics_dt: the physics step the controls were made with [s] (None: any; the check's own).
         floor_solimp: the floor's contact impedance they were made on (MuJoCo's solimp d0, d_width;
             None: the check's own floor).
+        floor_timeconst: the time constant of that floor's contacts [s] (MuJoCo's solref; None: the
+            check's own).
     """
 
     kind: str
@@ -55,6 +57,7 @@ class Controls:
     states: np.ndarray | None = None
     physics_dt: float | None = None
     floor_solimp: tuple[float, float] | None = None
+    floor_timeconst: float | None = None
 
 
 @dataclass(frozen=True)

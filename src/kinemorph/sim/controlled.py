@@ -30,9 +30,9 @@ import numpy as np
 from ..errors import KinemorphError
 from ..progress import Progress, report
 from ..robots.robot_motion import Controls, RobotMotion
-from .feedback import floor_contacts
+from .feedback import floor_contacts, foot_of_geoms
 from .model import TorqueModel
-from .replay import Rollout, _captured_warnings, _warned, _warning_text
+from .replay import LOADED, Rollout, _captured_warnings, _warned, _warning_text
 
 CONTROL_KINDS = ("pd_targets", "torques")
 
@@ -140,8 +140,10 @@ def replay_controls(
     out_tau = np.zeros((n_frames, m.nu))
     out_cf = np.zeros((n_frames, 3))
     out_slip = np.zeros(n_frames)
+    foot_of, loaded = foot_of_geoms(m, tm.robot.feet), LOADED * tm.weight
+    out_feet = np.full((n_frames, len(tm.robot.feet)), np.nan)
     out_q[0] = d.qpos
-    out_cf[0], out_slip[0] = floor_contacts(m, tm.floor_geom, d)
+    out_cf[0], out_slip[0], out_feet[0] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded)
     sat_count = np.zeros(m.nu)
     sat_any = steps = 0
     dx = np.zeros(2 * m.nv)
@@ -177,7 +179,7 @@ def replay_controls(
                 break
             out_q[frame] = d.qpos
             out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
-            out_cf[frame], out_slip[frame] = floor_contacts(m, tm.floor_geom, d)
+            out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded)
             frame += 1
             report(progress, frame, n_frames)
             if fall_check is not None and fall_check(frame - 1, d.qpos):
@@ -192,6 +194,6 @@ def replay_controls(
     )  # fmt: skip
     return Rollout(
         motion=sim, torque=out_tau[:n], saturated=sat_count / max(steps, 1), saturated_steps=sat_any / max(steps, 1),
-        contact_force=out_cf[:n], slip=out_slip[:n], assist_force=np.zeros(n), diverged_at=diverged_at,
-        divergence=why, steps=steps,
+        contact_force=out_cf[:n], slip=out_slip[:n], foot_slip=out_feet[:n], assist_force=np.zeros(n),
+        diverged_at=diverged_at, divergence=why, steps=steps,
     )  # fmt: skip

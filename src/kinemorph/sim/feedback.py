@@ -62,10 +62,37 @@ def floor_force(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> np.ndarray:
     return total
 
 
-def floor_contacts(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> tuple[np.ndarray, float]:
-    """Total floor force on the robot (world) [N] and mean tangential contact-point speed [m/s]."""
+def foot_of_geoms(m: mujoco.MjModel, feet: tuple[str, ...]) -> np.ndarray:
+    """The foot (index into ``feet``, body names) each geom belongs to, -1 for the others: the geoms
+    of the foot body and of the bodies below it (toes), or of its parent when that subtree has no
+    geometry (a quadruped's paw sphere on its calf). Shape: (ngeom,)."""
+    out = np.full(m.ngeom, -1, dtype=np.int64)
+    for f, name in enumerate(feet):
+        b = m.body(name).id
+        below = {b}
+        for child in range(b + 1, m.nbody):  # bodies are numbered depth-first: a subtree is contiguous
+            if int(m.body_parentid[child]) in below:
+                below.add(child)
+        geoms = [g for g in range(m.ngeom) if int(m.geom_bodyid[g]) in below]
+        if not geoms:
+            parent = int(m.body_parentid[b])
+            geoms = [g for g in range(m.ngeom) if int(m.geom_bodyid[g]) == parent]
+        out[geoms] = f
+    return out
+
+
+def floor_contacts(
+    m: mujoco.MjModel, floor: int, d: mujoco.MjData, foot_of: np.ndarray | None = None, loaded: float = 0.0
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """Total floor force on the robot (world) [N], mean tangential contact-point speed [m/s] and,
+    with ``foot_of`` (foot_of_geoms), each foot's mean tangential contact-point speed [m/s] over its
+    contacts that carry a normal force over ``loaded`` [N] (NaN for a foot without). Shape of the
+    last: (number of feet,)."""
     speeds = []
+    feet = 0 if foot_of is None else int(foot_of.max(initial=-1)) + 1
+    foot_sum, foot_n = np.zeros(feet), np.zeros(feet)
     jacp = np.zeros((3, m.nv))
+    f6 = np.zeros(6)
     for i in range(d.ncon):
         c = d.contact[i]
         if floor not in (c.geom1, c.geom2):
@@ -73,5 +100,14 @@ def floor_contacts(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> tuple[np.
         other = c.geom2 if c.geom1 == floor else c.geom1
         mujoco.mj_jac(m, d, jacp, None, c.pos, int(m.geom_bodyid[other]))
         vel = jacp @ d.qvel
-        speeds.append(float(np.linalg.norm(vel[:2])))
-    return floor_force(m, floor, d), float(np.mean(speeds)) if speeds else 0.0
+        speed = float(np.linalg.norm(vel[:2]))
+        speeds.append(speed)
+        f = -1 if foot_of is None else int(foot_of[other])
+        if f >= 0:
+            mujoco.mj_contactForce(m, d, i, f6)
+            if f6[0] > loaded:
+                foot_sum[f] += speed
+                foot_n[f] += 1
+    with np.errstate(invalid="ignore"):
+        per_foot = np.where(foot_n > 0, foot_sum / np.maximum(foot_n, 1), np.nan)
+    return floor_force(m, floor, d), float(np.mean(speeds)) if speeds else 0.0, per_foot

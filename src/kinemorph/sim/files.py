@@ -3,7 +3,8 @@
 The .npz holds GMR's keys for the simulated motion (``fps``, ``root_pos``, ``root_rot`` **x y z w**,
 ``dof_pos``, ``dof_names``; kinemorph.io.load reads it as a RobotMotion) and the replay's
 ``torque`` (T, nu) [N m] with ``actuator_joints`` (nu,), ``contact_force`` (T, 3) [N] (total floor
-force, world), ``contact_slip`` (T,) [m/s], and the inverse dynamics' ``id_torque`` (T0, nu) [N m]
+force, world), ``contact_slip`` (T,) [m/s], ``foot_slip`` (T, F) [m/s] (each foot's contact-point
+speed, NaN where it carries no load; ``foot_names`` (F,)), and the inverse dynamics' ``id_torque`` (T0, nu) [N m]
 and ``residual_force`` (T0, 3) [N] over the reference's T0 frames.
 """
 
@@ -56,6 +57,8 @@ def save_simulation(result: SimResult, path: str | Path, *, force: bool = False)
         "actuator_joints": np.asarray([m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu)], dtype=np.str_),
         "contact_force": result.rollout.contact_force,
         "contact_slip": result.rollout.slip,
+        "foot_slip": result.rollout.foot_slip,
+        "foot_names": np.asarray(result.model.robot.feet, dtype=np.str_),
         "id_torque": result.dynamics.joint_torque,
         "residual_force": result.dynamics.residual_force,
     }

@@ -32,10 +32,14 @@ import numpy as np
 
 from ..progress import Progress, report
 from ..robots.robot_motion import RobotMotion
-from .feedback import balance_torques, base_assist, floor_contacts
+from .feedback import balance_torques, base_assist, floor_contacts, foot_of_geoms
 from .gains import Gains, pd_gains
 from .inverse import Dynamics
 from .model import TorqueModel
+
+LOADED = 1e-3
+"""A contact touches the floor (counts in the slip of a foot) when it carries a normal force over
+this share of the robot's weight (as the verdict's slip counts a frame)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class Rollout:
         saturated_steps: fraction of physics steps with any actuator at its limit.
         contact_force: total floor force on the robot per frame (world) [N]. Shape: (T', 3).
         slip: mean tangential speed of the points touching the floor per frame [m/s] (0: none). Shape: (T',).
+        foot_slip: each foot's (robot.feet) mean tangential contact-point speed per frame over its
+            contacts that carry load [m/s], NaN where it carries none. Shape: (T', F).
         assist_force: |base assist force| per frame [N]. Shape: (T',).
         diverged_at: time of divergence [s] (NaN state or a MuJoCo warning), None when none.
         divergence: what went wrong ("" when nothing).
@@ -61,6 +67,7 @@ class Rollout:
     saturated_steps: float
     contact_force: np.ndarray
     slip: np.ndarray
+    foot_slip: np.ndarray
     assist_force: np.ndarray
     diverged_at: float | None
     divergence: str
@@ -128,6 +135,8 @@ def replay(
     out_tau = np.zeros((n_frames, m.nu))
     out_cf = np.zeros((n_frames, 3))
     out_slip = np.zeros(n_frames)
+    foot_of, loaded = foot_of_geoms(m, tm.robot.feet), LOADED * tm.weight
+    out_feet = np.full((n_frames, len(tm.robot.feet)), np.nan)
     out_assist = np.zeros(n_frames)
     sat_count = np.zeros(m.nu)
     sat_any = 0
@@ -166,7 +175,7 @@ def replay(
                 break
             out_q[frame] = qpos
             out_tau[frame] = ctrl - kd * qvel[vadr]
-            out_cf[frame], out_slip[frame] = floor_contacts(m, tm.floor_geom, d)
+            out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded)
             frame += 1
             report(progress, frame, n_frames)
             if fall_check is not None and fall_check(frame - 1, qpos):
@@ -185,6 +194,7 @@ def replay(
         saturated_steps=sat_any / max(steps, 1),
         contact_force=out_cf[:n],
         slip=out_slip[:n],
+        foot_slip=out_feet[:n],
         assist_force=out_assist[:n],
         diverged_at=diverged_at,
         divergence=why,

@@ -14,7 +14,7 @@ from ..robots.robot_motion import RobotMotion
 from .controlled import replay_controls
 from .inverse import ContactSettings, Dynamics, inverse_dynamics
 from .model import TorqueModel, build_torque_model
-from .replay import Gains, Rollout, replay
+from .replay import LOADED, Gains, Rollout, replay
 from .verdict import SimReport, Thresholds, fall_test, orientation_error_deg, residual_velocity, rms
 
 CONTROLLERS = ("auto", "tracking")
@@ -39,6 +39,9 @@ class SimConfig:
             is a stiff floor on which a standing or trotting quadruped's feet sink under 1.5 mm
             (MuJoCo's default (0.9, 0.95) lets a trotting Go2 sink 2-3 cm, more than the
             verdict's own penetration limit); None: MuJoCo's default.
+        floor_timeconst: the floor's contact time constant [s] (MuJoCo's solref; kinemorph.sim.
+            build_torque_model): None takes the floor a motion's own controls were made on (STMR's:
+            0.004 s) and MuJoCo's default 0.02 s for any other; a number sets it for every motion.
         controller: "auto" replays a motion that carries its own controls (RobotMotion.controls,
             e.g. STMR's) with those controls (controlled.py) and any other with the tracking
             replay (replay.py); "tracking" always uses the tracking replay.
@@ -54,8 +57,11 @@ class SimConfig:
     thresholds: Thresholds = field(default_factory=Thresholds)
     controller: str = "auto"
     floor_solimp: tuple[float, float] | None = (0.99, 0.99)
+    floor_timeconst: float | None = None
 
     def __post_init__(self) -> None:
+        if self.floor_timeconst is not None and not 0 < self.floor_timeconst <= 0.1:
+            raise ConfigError(f"SimConfig.floor_timeconst must be in (0, 0.1] s, got {self.floor_timeconst}")
         if self.assist_hz < 0:
             raise ConfigError(f"SimConfig.assist_hz must be >= 0, got {self.assist_hz}")
         if self.controller not in CONTROLLERS:
@@ -118,12 +124,18 @@ def run_simulation(
     motion = _normalised(motion)
     own = motion.controls if cfg.controller == "auto" else None
     timestep, solimp, controller = cfg.timestep, cfg.floor_solimp, OWN_CONTROLS if own is not None else TRACKING
-    if own is not None and (own.physics_dt is not None or own.floor_solimp is not None):
+    timeconst = cfg.floor_timeconst
+    if own is not None and (own.physics_dt is not None or own.floor_solimp is not None or own.floor_timeconst):
         # controls made on another floor or physics step run on that one (open-loop torques only reproduce there)
         timestep = own.physics_dt or timestep
         solimp = own.floor_solimp or solimp
-        controller += f" on the floor they were made on (solimp {solimp}, step {1000 * timestep:g} ms)"
-    tm = build_torque_model(robot, timestep=timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=solimp)
+        timeconst = timeconst or own.floor_timeconst
+        stiff = "" if timeconst is None else f", time constant {1000 * timeconst:g} ms"
+        controller += f" on the floor they were made on (solimp {solimp}{stiff}, step {1000 * timestep:g} ms)"
+    tm = build_torque_model(
+        robot, timestep=timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=solimp,
+        floor_timeconst=timeconst,
+    )  # fmt: skip
     dyn = inverse_dynamics(tm, motion, cfg.contacts)
     ref = motion.qpos
     start = time.perf_counter()
@@ -168,7 +180,8 @@ def _verdict(
     )
     m = tm.model
     peak_joint = m.joint(int(m.actuator_trnid[peak[1], 0])).name if m.nu else ""
-    touching = roll.slip[roll.contact_force[:, 2] > 1e-3 * tm.weight]
+    touching = roll.slip[roll.contact_force[:, 2] > LOADED * tm.weight]
+    planted, brief = planted_feet(roll.foot_slip)
     rep = dict(
         base_position_rms_m=rms(pos_err),
         base_orientation_rms_deg=rms(ori_err),
@@ -188,6 +201,8 @@ def _verdict(
         required_friction_max=float(dyn.required_friction.max()),
         max_penetration_m=float(dyn.penetration.max()),
         contact_slip_cm_s=100.0 * float(touching.mean()) if touching.size else 0.0,
+        planted_foot_slip_cm_s=100.0 * float(roll.foot_slip[planted].mean()) if planted.any() else 0.0,
+        brief_foot_touches=brief,
         assist_force_mean_fraction=float(roll.assist_force.mean() / tm.weight),
     )
     dyn_reasons, sim_reasons = _reasons(rep, th, fell, diverged, t_fall, roll.divergence)
@@ -210,6 +225,19 @@ def _verdict(
         thresholds=asdict(th),
         **rep,  # type: ignore[arg-type]
     )
+
+
+def planted_feet(foot_slip: np.ndarray) -> tuple[np.ndarray, int]:
+    """(planted (T, F) bool, brief touches): a foot is planted on a frame where it carries load
+    (``Rollout.foot_slip`` not NaN) on that frame and on the one before or after it, i.e. for about
+    a frame period or longer; a touch seen on one frame alone (a swinging foot brushing the floor,
+    a bounce) is a brief touch, counted once per such frame."""
+    touch = ~np.isnan(foot_slip)
+    before = np.zeros_like(touch)
+    after = np.zeros_like(touch)
+    before[1:], after[:-1] = touch[:-1], touch[1:]
+    planted = touch & (before | after)
+    return planted, int((touch & ~planted).sum())
 
 
 def _reasons(

@@ -91,7 +91,12 @@ class SimReport:
         required_friction_max: its maximum.
         floor_friction: the floor's friction coefficient.
         max_penetration_m: deepest point of the collision geometry under the floor in the motion [m].
-        contact_slip_cm_s: mean tangential speed of points touching the floor in the replay [cm/s].
+        contact_slip_cm_s: mean tangential speed of points touching the floor in the replay [cm/s]
+            (every body, every touch: swinging feet that brush the floor count too).
+        planted_foot_slip_cm_s: mean tangential contact-point speed of planted feet in the replay
+            [cm/s]: a foot (robot.feet) that carries load on a frame and on the frame before or
+            after it (simulate.planted_feet), averaged over those (frame, foot) entries.
+        brief_foot_touches: (frame, foot) entries where a foot carries load on that frame alone.
         assist_force_mean_fraction: mean base-assist force / weight (0 when the assist is off).
         realtime_factor: simulated seconds per wall-clock second of the replay.
         timestep_s: physics step [s].
@@ -126,6 +131,8 @@ class SimReport:
     floor_friction: float
     max_penetration_m: float
     contact_slip_cm_s: float
+    planted_foot_slip_cm_s: float
+    brief_foot_touches: int
     assist_force_mean_fraction: float
     realtime_factor: float
     timestep_s: float
@@ -148,7 +155,8 @@ class SimReport:
             f"{self.robot}: {verdict} ({fall}); base {100 * self.base_position_rms_m:.1f} cm / "
             f"{self.base_orientation_rms_deg:.1f} deg rms, joints {self.joint_rms_rad:.3f} rad rms, "
             f"residual {100 * self.residual_force_mean_fraction:.1f}% weight, "
-            f"saturation {100 * self.torque_saturation_fraction:.1f}%, slip {self.contact_slip_cm_s:.1f} cm/s; "
+            f"saturation {100 * self.torque_saturation_fraction:.1f}%, slip {self.contact_slip_cm_s:.1f} cm/s "
+            f"(planted feet {self.planted_foot_slip_cm_s:.1f}); "
             f"controller: {self.controller}"
         )
         return line + "".join(f"\n  - {r}" for r in self.reasons)

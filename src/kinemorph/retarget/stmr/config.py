@@ -54,6 +54,11 @@ class StmrConfig(IkSettings):
         floor_margin: the temporal stage's floor pushes back from this height above z = 0 on
             [m]: MuJoCo's soft contact lets a loaded foot sink a few millimetres, which this
             keeps above the floor's surface (the output's feet do not go into the floor).
+        floor_timeconst: the time constant of the floor's contacts [s] in the temporal stage's
+            rollouts, kept with the output's controls so that kinemorph.sim replays them on the
+            same floor (MuJoCo's solref; its default 0.02 lets a paw that lands with horizontal
+            speed v slide v x 9 ms and a trotting Go2's paws sink 1 cm; 0.004 s, four 1 ms physics
+            steps: 1 mm of slide at 0.6 m/s, no sinking; None: MuJoCo's default).
         physics_dt: the temporal stage's rollouts step the physics at about this step
             (round(control_dt / physics_dt) steps per control step; kinemorph.sim replays at
             1 ms) [s]; 0: one physics step per control step.
@@ -119,6 +124,7 @@ class StmrConfig(IkSettings):
     max_segments: int = 4
     control_dt: float = 0.0055
     floor_margin: float = 0.0
+    floor_timeconst: float | None = 0.004
     physics_dt: float = 0.001
     outer_evaluations: int = 12
     outer_population: int = 4
@@ -192,6 +198,8 @@ class StmrConfig(IkSettings):
             raise ConfigError(f"swing_hold must be in [0, 0.5), got {self.swing_hold}")
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
+        if self.floor_timeconst is not None and not 0 < self.floor_timeconst <= 0.1:
+            raise ConfigError(f"floor_timeconst must be in (0, 0.1] s, got {self.floor_timeconst}")
         if not 0 <= self.floor_margin <= 0.02:
             raise ConfigError(f"floor_margin must be in [0, 0.02] m, got {self.floor_margin}")
         if any(g is not None and not g >= 0 for g in (self.servo_kp, self.servo_kd)):

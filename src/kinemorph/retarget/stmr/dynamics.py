@@ -104,14 +104,18 @@ def servo_model(
     gains: Gains | None = None,
     floor_margin: float = 0.0,
     floor_solimp: tuple[float, float] | None = None,
+    floor_timeconst: float | None = None,
     physics_dt: float = 0.0,
 ) -> ServoModel:
     """``robot`` as PD servos stepped every ``dt`` [s] (see the module docstring). kp [N m / rad] and
     kd [N m s / rad] > 0 set every servo's gains; 0 takes the replay's gains (sim.gains); None the
     default for the robot's size (servo_gains).
     floor_margin [m]: the floor's contact layer starts this far above z = 0; floor_solimp: its
-    impedance (d0, d_width) when given (MuJoCo's solimp), else MuJoCo's default. physics_dt [s] > 0:
-    the rollouts step the physics at about this step (round(dt / physics_dt) substeps); 0: dt."""
+    impedance (d0, d_width) when given (MuJoCo's solimp), else MuJoCo's default; floor_timeconst [s]:
+    its contacts' time constant (kinemorph.sim.build_torque_model; None: MuJoCo's 0.02), raised to
+    two physics steps on each model (the Jacobians' step of dt is softer than the rollouts').
+    physics_dt [s] > 0: the rollouts step the physics at about this step (round(dt / physics_dt)
+    substeps); 0: dt."""
     tm = build_torque_model(robot, timestep=min(dt, 0.005), friction=friction)
     jg = pd_gains(tm, robot.rest_qpos(), gains or Gains())
     kp, kd = servo_gains(tm, robot, kp, kd)
@@ -126,7 +130,8 @@ def servo_model(
     m.geom_margin[fl] = floor_margin
     if floor_solimp is not None:
         m.geom_solimp[fl, :2] = floor_solimp
-        m.geom_solref[fl, 0] = max(float(m.geom_solref[fl, 0]), 2 * dt)
+    timeconst = float(m.geom_solref[fl, 0]) if floor_timeconst is None else floor_timeconst
+    m.geom_solref[fl, 0] = max(timeconst, 2 * dt)
     qidx = np.zeros(m.nu, dtype=np.int64)
     for i in range(m.nu):
         j = int(m.actuator_trnid[i, 0])
@@ -147,6 +152,7 @@ def servo_model(
     if n > 1:
         fine = copy.deepcopy(m)
         fine.opt.timestep = dt / n
+        fine.geom_solref[fl, 0] = max(timeconst, 2 * dt / n)
     return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit, fine, n)
 
 

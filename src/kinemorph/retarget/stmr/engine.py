@@ -71,13 +71,15 @@ def _verdict(motion: RobotMotion, robot: Robot) -> dict[str, object]:
     rep = simulate(motion, robot)
     keys = (
         "feasible", "fell", "time_to_fall_s", "base_position_rms_m", "torque_saturation_fraction",
-        "id_torque_over_limit_fraction", "residual_force_mean_fraction", "contact_slip_cm_s", "reasons",
-        "controller", "max_penetration_m",
+        "id_torque_over_limit_fraction", "residual_force_mean_fraction", "contact_slip_cm_s", "planted_foot_slip_cm_s",
+        "reasons", "controller", "max_penetration_m",
     )  # fmt: skip
     return {k: v for k, v in asdict(rep).items() if k in keys}
 
 
-def _output(robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, ...], sm) -> RobotMotion:  # type: ignore[no-untyped-def]
+def _output(  # type: ignore[no-untyped-def]
+    robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, ...], sm, timeconst: float | None
+) -> RobotMotion:
     fps = motion.fps
     dt = tr.warp.dt
     duration = tr.warp.steps * dt
@@ -95,7 +97,9 @@ def _output(robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, .
     m = sm.model
     names = tuple(m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu))
     states = np.hstack([tr.inner.qpos, tr.inner.qvel])
-    controls = Controls("pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states)
+    controls = Controls(
+        "pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states, floor_timeconst=timeconst
+    )
     return RobotMotion.from_qpos(
         robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=feet, controls=controls
     )
@@ -156,7 +160,7 @@ def solve_stmr(
         dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
         sm = servo_model(
             robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP,
-            physics_dt=cfg.physics_dt,
+            floor_timeconst=cfg.floor_timeconst, physics_dt=cfg.physics_dt,
         )  # fmt: skip
         done = [0]
         total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0)
@@ -168,13 +172,13 @@ def solve_stmr(
         def judge(candidate: TemporalResult) -> ReplayScore:
             from ...sim import simulate
 
-            out = _output(robot, motion, candidate, feet, sm)
+            out = _output(robot, motion, candidate, feet, sm, cfg.floor_timeconst)
             rep = simulate(out, robot)
             length = max((out.num_frames - 1) / out.fps, 1e-9)
             rest = max(0.0, 1.0 - float(rep.time_to_fall_s or 0.0) / length) if rep.fell else 0.0
             return ReplayScore(
-                rep.fell, rep.base_position_rms_m, rep.contact_slip_cm_s, rep.torque_saturation_fraction, rep.feasible,
-                rest,
+                rep.fell, rep.base_position_rms_m, rep.planted_foot_slip_cm_s, rep.torque_saturation_fraction,
+                rep.feasible, rest,
             )  # fmt: skip
 
         tr = temporal_stage(
@@ -183,7 +187,7 @@ def solve_stmr(
         )  # fmt: skip
         report(progress, total, total)
         t3 = time.perf_counter()
-        result = _output(robot, motion, tr, feet, sm)
+        result = _output(robot, motion, tr, feet, sm, cfg.floor_timeconst)
         seconds = t3 - t0
         info.update(
             alpha=[float(a) for a in tr.alpha], segment_bounds=[int(b) for b in bounds],

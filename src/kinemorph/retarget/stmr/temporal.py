@@ -9,11 +9,13 @@ from the best solution so far (its controls re-timed by source time). The outer 
 
 (the first line: the rollout against its own warped targets, how far the robot had to leave the
 motion; the second: the verdict's criteria, when a ``judge`` is given, from kinemorph.sim's
-replay of the output with its own controls at the check's physics rate), minimised
+replay of the output with its own controls at the check's physics rate; its slip is the planted
+feet's, SimReport.planted_foot_slip_cm_s), minimised
 by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for S = 1; the
 source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
 is solved once more with ``final_iterations`` iLQR iterations per window, warm-started from its
-own solution; that polish is kept only when it lowers the objective.
+own solution; that polish is kept only when it lowers the objective. The candidate kept is the
+one whose replay stands, then tracks within 5 cm, then has the least J.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ class ReplayScore:
     Attributes:
         fell: the replay fell or diverged.
         base_rms_m: replay base position error against the output [m].
-        slip_cm_s: mean tangential speed of the points touching the floor [cm/s].
+        slip_cm_s: the replay's planted-foot slip [cm/s] (SimReport.planted_foot_slip_cm_s).
         saturation: share of physics steps with a motor at its limit.
         feasible: the whole verdict passed.
         unsimulated: share of the motion's duration after the fall (0 when it did not fall): an
@@ -135,7 +137,8 @@ class _Problem:
         self.judge = judge
         self.spheres = all(foot_sphere(sm.model, f) is not None for f in feet)
         self.segment_error = np.zeros(len(bounds) - 1)
-        self.best: tuple[tuple[bool, float], TemporalResult] | None = None  # ((fell, objective), result)
+        # ((fell, replay off by more than TRACK_SCALE_M, objective), result)
+        self.best: tuple[tuple[bool, bool, float], TemporalResult] | None = None
         self.history: list[OuterStep] = []
 
     def residual(self, contacts: np.ndarray) -> Residuals | None:
@@ -200,8 +203,12 @@ class _Problem:
         )  # fmt: skip
         # a candidate that stands beats any that falls, whatever the objectives (a fixed fall
         # penalty can be outweighed by the other terms): the replay's fall when judged, else the
-        # rollout's; among equals the objective decides
-        key = (score.fell if score is not None else not up, j)
+        # rollout's; then one whose replay tracks the output within TRACK_SCALE_M (the feasibility
+        # proof's 5 cm) beats one that does not; among equals the objective decides
+        if score is not None:
+            key = (score.fell, score.base_rms_m > TRACK_SCALE_M, j)
+        else:
+            key = (not up, False, j)
         if self.best is None or key < self.best[0]:
             self.best = (key, res)
         return j, res
