@@ -1,6 +1,6 @@
 """What one touch-down costs on kinemorph.sim's floor: a quadruped's paw dropped with a speed.
 
-    .venv/bin/python benchmarks/paw_landing.py [--robot unitree_go2]
+    .venv/bin/python benchmarks/paw_landing.py [--robot unitree_go2] [--timeconst 0.02 0.004]
 
 Builds a free body (with a large rotational inertia: a paw on a leg does not spin up like a free
 ball) carrying the robot's first paw sphere (its size, solimp, solref, friction,
@@ -10,7 +10,8 @@ floor: its solimp, friction, priority and condim), at the verdict's 1 kHz and th
 cone and impratio. For each downward and horizontal landing speed it prints how far the paw's
 contact point slides over the 300 ms after contact (the contact point's horizontal material
 speed integrated) and how deep the paw's lowest point goes below z = 0 at most, and where it
-rests (the floor's priority makes its contact parameters, not the paw's, act). STMR's replay
+rests (the floor's priority makes its contact parameters, not the paw's, act), once per floor
+contact time constant given (MuJoCo's solref; default: MuJoCo's 0.02 s and STMR's floor). STMR's replay
 slip is the mean contact-point speed over the planted frames, so slide / stance time is what one
 touch-down adds (README, STMR; docs/STMR.md). Needs MENAGERIE_ROOT.
 """
@@ -37,13 +38,13 @@ def _copy_contact(geom: mujoco.MjsGeom, m: mujoco.MjModel, g: int) -> None:
     geom.friction = m.geom_friction[g].copy()
 
 
-def paw_model(robot_name: str) -> tuple[mujoco.MjModel, float]:
+def paw_model(robot_name: str, timeconst: float | None = None) -> tuple[mujoco.MjModel, float]:
     from kinemorph.retarget.stmr.floor_cost import foot_sphere
     from kinemorph.robots import load_robot
     from kinemorph.sim import SimConfig, build_torque_model
 
     robot = load_robot(robot_name)
-    tm = build_torque_model(robot, floor_solimp=SimConfig().floor_solimp)
+    tm = build_torque_model(robot, floor_solimp=SimConfig().floor_solimp, floor_timeconst=timeconst)
     m = tm.model
     g = foot_sphere(m, robot.feet[0])
     if g is None:
@@ -96,20 +97,25 @@ def drop(model: mujoco.MjModel, down: float, across: float) -> tuple[float, floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robot", default="unitree_go2")
+    ap.add_argument("--timeconst", type=float, nargs="+", default=None, help="floor time constants [s]")
     args = ap.parse_args()
-    model, mass = paw_model(args.robot)
-    radius = 1000 * model.geom_size[PAW, 0]
-    print(f"{args.robot}: paw radius {radius:.0f} mm, carrying {mass:.2f} kg, on the verdict's floor")
-    print("down [m/s]  across [m/s]  slide [mm]  deepest [mm]")
-    for down in DOWN:
-        for across in ACROSS:
-            slide, deep = drop(model, down, across)
-            print(f"{down:10.1f}  {across:12.1f}  {slide:10.2f}  {deep:12.1f}")
-    d = mujoco.MjData(model)
-    d.qpos[2] = float(model.geom_size[PAW, 0])
-    for _ in range(3000):
-        mujoco.mj_step(model, d)
-    print(f"at rest: the paw's lowest point {1000 * (d.qpos[2] - model.geom_size[PAW, 0]):+.1f} mm from z = 0")
+    from kinemorph.retarget import StmrConfig
+
+    for timeconst in args.timeconst or (0.02, StmrConfig().floor_timeconst):
+        model, mass = paw_model(args.robot, timeconst)
+        radius = 1000 * model.geom_size[PAW, 0]
+        print(f"{args.robot}: paw radius {radius:.0f} mm, carrying {mass:.2f} kg, on the verdict's floor "
+              f"with a contact time constant of {1000 * model.geom_solref[0, 0]:g} ms")  # fmt: skip
+        print("down [m/s]  across [m/s]  slide [mm]  deepest [mm]")
+        for down in DOWN:
+            for across in ACROSS:
+                slide, deep = drop(model, down, across)
+                print(f"{down:10.1f}  {across:12.1f}  {slide:10.2f}  {deep:12.1f}")
+        d = mujoco.MjData(model)
+        d.qpos[2] = float(model.geom_size[PAW, 0])
+        for _ in range(3000):
+            mujoco.mj_step(model, d)
+        print(f"at rest: the paw's lowest point {1000 * (d.qpos[2] - model.geom_size[PAW, 0]):+.1f} mm from z = 0\n")
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
     cfg = StmrConfig()
     sm = servo_model(
         go2, dt=c.dt, kp=40.0, kd=1.0, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP,
-        physics_dt=cfg.physics_dt,
+        floor_timeconst=cfg.floor_timeconst, physics_dt=cfg.physics_dt,
     )  # fmt: skip
     m, d = sm.model, mujoco.MjData(sm.model)
     d.qpos[:] = slowed.qpos[0]
@@ -80,6 +80,7 @@ def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  #
         assert z["gains"].shape == slowed.controls.gains.shape
         assert float(z["control_dt"]) == pytest.approx(slowed.controls.dt)
         assert list(z["control_names"]) == list(slowed.controls.names)
+        assert float(z["control_floor_timeconst"]) == StmrConfig().floor_timeconst  # the floor it was made on
 
 
 @pytest.mark.slow

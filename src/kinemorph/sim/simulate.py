@@ -131,7 +131,11 @@ def run_simulation(
         solimp = own.floor_solimp or solimp
         timeconst = timeconst or own.floor_timeconst
         stiff = "" if timeconst is None else f", time constant {1000 * timeconst:g} ms"
-        controller += f" on the floor they were made on (solimp {solimp}{stiff}, step {1000 * timestep:g} ms)"
+        theirs = own.floor_timeconst
+        where = "the floor they were made on"
+        if theirs is not None and timeconst != theirs:
+            where = f"another floor than theirs ({1000 * theirs:g} ms)"
+        controller += f" on {where} (solimp {solimp}{stiff}, step {1000 * timestep:g} ms)"
     tm = build_torque_model(
         robot, timestep=timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=solimp,
         floor_timeconst=timeconst,

@@ -15,7 +15,7 @@ by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for 
 source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
 is solved once more with ``final_iterations`` iLQR iterations per window, warm-started from its
 own solution; that polish is kept only when it lowers the objective. The candidate kept is the
-one whose replay stands, then tracks within 5 cm, then has the least J.
+one whose rollout and replay stand, then whose replay tracks within 5 cm, then with the least J.
 """
 
 from __future__ import annotations
@@ -202,11 +202,12 @@ class _Problem:
                       time.perf_counter() - start, score)
         )  # fmt: skip
         # a candidate that stands beats any that falls, whatever the objectives (a fixed fall
-        # penalty can be outweighed by the other terms): the replay's fall when judged, else the
-        # rollout's; then one whose replay tracks the output within TRACK_SCALE_M (the feasibility
-        # proof's 5 cm) beats one that does not; among equals the objective decides
+        # penalty can be outweighed by the other terms): the rollout's tipping and, when judged, the
+        # replay's fall (the replay is judged against the rollout, which may have tipped itself);
+        # then one whose replay tracks the output within TRACK_SCALE_M (the feasibility proof's
+        # 5 cm) beats one that does not; among equals the objective decides
         if score is not None:
-            key = (score.fell, score.base_rms_m > TRACK_SCALE_M, j)
+            key = (score.fell or not up, score.base_rms_m > TRACK_SCALE_M, j)
         else:
             key = (not up, False, j)
         if self.best is None or key < self.best[0]:
