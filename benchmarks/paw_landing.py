@@ -11,7 +11,7 @@ cone and impratio. For each downward and horizontal landing speed it prints how 
 contact point slides over the 300 ms after contact (the contact point's horizontal material
 speed integrated) and how deep the paw's lowest point goes below z = 0 at most, and where it
 rests (the floor's priority makes its contact parameters, not the paw's, act), once per floor
-contact time constant given (MuJoCo's solref; default: MuJoCo's 0.02 s and STMR's floor). STMR's replay
+contact time constant given (MuJoCo's solref; default: MuJoCo's 0.02 s and 0.004 s). STMR's replay
 slip is the mean contact-point speed over the planted frames, so slide / stance time is what one
 touch-down adds (README, STMR; docs/STMR.md). Needs MENAGERIE_ROOT.
 """
@@ -99,9 +99,7 @@ def main() -> None:
     ap.add_argument("--robot", default="unitree_go2")
     ap.add_argument("--timeconst", type=float, nargs="+", default=None, help="floor time constants [s]")
     args = ap.parse_args()
-    from kinemorph.retarget import StmrConfig
-
-    for timeconst in args.timeconst or (0.02, StmrConfig().floor_timeconst):
+    for timeconst in args.timeconst or (0.02, 0.004):
         model, mass = paw_model(args.robot, timeconst)
         radius = 1000 * model.geom_size[PAW, 0]
         print(f"{args.robot}: paw radius {radius:.0f} mm, carrying {mass:.2f} kg, on the verdict's floor "

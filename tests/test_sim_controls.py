@@ -33,21 +33,29 @@ def test_own_controls_execute_the_motion_at_1_khz(go2, trot) -> None:  # type: i
     """The stored PD targets and feedback gains, run at the check's 1 kHz physics (the controls were
     made at the control step), keep the robot on its own motion."""
     rep = simulate(trot, go2)
-    assert trot.controls is not None and trot.controls.floor_timeconst == StmrConfig().floor_timeconst
-    assert rep.controller.startswith("own controls on the floor they were made on")
-    assert f"time constant {1000 * StmrConfig().floor_timeconst:g} ms" in rep.controller
+    assert trot.controls is not None and trot.controls.floor_timeconst is None  # the check's own floor
+    assert rep.controller == "own controls"
     assert not rep.fell
     assert rep.base_position_rms_m < 0.03
     assert rep.torque_saturation_fraction <= 0.2
     assert "controller: own controls" in rep.summary()
 
 
-def test_the_check_can_replay_own_controls_on_another_floor(go2, trot) -> None:  # type: ignore[no-untyped-def]
-    """SimConfig.floor_timeconst overrides the floor the controls were made on (here MuJoCo's
-    default, five times softer): the verdict says which floor, and the replay differs."""
-    own, soft = simulate(trot, go2), simulate(trot, go2, config=SimConfig(floor_timeconst=0.02))
+def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    """STMR's rollouts on a 4 ms floor (StmrConfig.floor_timeconst) keep it with their controls, and
+    the check replays them there and says so; SimConfig.floor_timeconst overrides it (MuJoCo's
+    default, five times softer): the verdict says which floor, the replay differs, and on the
+    stiff floor the paws sink less."""
+    cfg = StmrConfig(alpha_min=1.0, alpha_max=1.0, floor_timeconst=0.004, **QUICK)  # type: ignore[arg-type]
+    stiff = retarget(synthetic_trot(seconds=1.5), go2, engine="stmr", config=cfg)
+    assert stiff.controls is not None and stiff.controls.floor_timeconst == 0.004
+    own, soft = simulate(stiff, go2), simulate(stiff, go2, config=SimConfig(floor_timeconst=0.02))
+    assert own.controller.startswith("own controls on the floor they were made on")
+    assert "time constant 4 ms" in own.controller and not own.fell
     assert "another floor than theirs (4 ms)" in soft.controller and "time constant 20 ms" in soft.controller
     assert soft.base_position_rms_m != own.base_position_rms_m
+    # the same trot's rollout on MuJoCo's default floor sinks its paws deeper
+    assert own.max_penetration_m < 0.5 * simulate(trot, go2).max_penetration_m
     with pytest.raises(KinemorphError, match="floor_timeconst"):
         SimConfig(floor_timeconst=0.0)
 
@@ -75,7 +83,7 @@ def test_an_npz_round_trip_keeps_the_controls(go2, trot, tmp_path) -> None:  # t
     for name in ("values", "gains", "kp", "kd"):
         np.testing.assert_array_equal(getattr(b, name), getattr(c, name))
     assert b.floor_timeconst == c.floor_timeconst
-    assert simulate(back, go2).controller == simulate(trot, go2).controller
+    assert simulate(back, go2).controller == "own controls"
 
 
 def test_controls_that_do_not_fit_the_motion_are_refused(go2, trot) -> None:  # type: ignore[no-untyped-def]

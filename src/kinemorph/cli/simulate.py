@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     g.add_argument(
         "--floor-timeconst", type=float, default=None,
         help="time constant of the floor's contacts [s] (MuJoCo's solref) [default: the floor a motion's own "
-        "controls were made on (STMR's 0.004), else MuJoCo's 0.02]",
+        "controls were made on when they name one, else MuJoCo's 0.02]",
     )  # fmt: skip
     g.add_argument("--assist-hz", type=float, default=0.0, help="base-assist bandwidth [Hz]; 0: off [default: 0]")
     g.add_argument("--bandwidth-hz", type=float, default=10.0, help="joint PD bandwidth [Hz] [default: 10]")

@@ -40,8 +40,9 @@ class SimConfig:
             (MuJoCo's default (0.9, 0.95) lets a trotting Go2 sink 2-3 cm, more than the
             verdict's own penetration limit); None: MuJoCo's default.
         floor_timeconst: the floor's contact time constant [s] (MuJoCo's solref; kinemorph.sim.
-            build_torque_model): None takes the floor a motion's own controls were made on (STMR's:
-            0.004 s) and MuJoCo's default 0.02 s for any other; a number sets it for every motion.
+            build_torque_model): None takes the floor a motion's own controls were made on when they
+            name one (Controls.floor_timeconst) and MuJoCo's default 0.02 s otherwise; a number sets
+            it for every motion.
         controller: "auto" replays a motion that carries its own controls (RobotMotion.controls,
             e.g. STMR's) with those controls (controlled.py) and any other with the tracking
             replay (replay.py); "tracking" always uses the tracking replay.

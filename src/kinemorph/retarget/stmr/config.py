@@ -58,7 +58,8 @@ class StmrConfig(IkSettings):
             rollouts, kept with the output's controls so that kinemorph.sim replays them on the
             same floor (MuJoCo's solref; its default 0.02 lets a paw that lands with horizontal
             speed v slide v x 9 ms and a trotting Go2's paws sink 1 cm; 0.004 s, four 1 ms physics
-            steps: 1 mm of slide at 0.6 m/s, no sinking; None: MuJoCo's default).
+            steps: 1 mm of slide at 0.6 m/s, no sinking, but the outputs saturate more and the
+            time-warping proof fails, docs/STMR.md; None, the default: MuJoCo's 0.02 s).
         physics_dt: the temporal stage's rollouts step the physics at about this step
             (round(control_dt / physics_dt) steps per control step; kinemorph.sim replays at
             1 ms) [s]; 0: one physics step per control step.
@@ -124,7 +125,7 @@ class StmrConfig(IkSettings):
     max_segments: int = 4
     control_dt: float = 0.0055
     floor_margin: float = 0.0
-    floor_timeconst: float | None = 0.004
+    floor_timeconst: float | None = None
     physics_dt: float = 0.001
     outer_evaluations: int = 12
     outer_population: int = 4

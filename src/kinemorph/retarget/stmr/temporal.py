@@ -9,8 +9,7 @@ from the best solution so far (its controls re-timed by source time). The outer 
 
 (the first line: the rollout against its own warped targets, how far the robot had to leave the
 motion; the second: the verdict's criteria, when a ``judge`` is given, from kinemorph.sim's
-replay of the output with its own controls at the check's physics rate; its slip is the planted
-feet's, SimReport.planted_foot_slip_cm_s), minimised
+replay of the output with its own controls at the check's physics rate), minimised
 by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for S = 1; the
 source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
 is solved once more with ``final_iterations`` iLQR iterations per window, warm-started from its
@@ -51,7 +50,7 @@ class ReplayScore:
     Attributes:
         fell: the replay fell or diverged.
         base_rms_m: replay base position error against the output [m].
-        slip_cm_s: the replay's planted-foot slip [cm/s] (SimReport.planted_foot_slip_cm_s).
+        slip_cm_s: mean tangential speed of the points touching the floor [cm/s].
         saturation: share of physics steps with a motor at its limit.
         feasible: the whole verdict passed.
         unsimulated: share of the motion's duration after the fall (0 when it did not fall): an
