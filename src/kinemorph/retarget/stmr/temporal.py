@@ -13,8 +13,7 @@ replay of the output with its own controls at the check's physics rate), minimis
 by CMA-ES (``cma``) on log(alpha) for S >= 2 and by a bounded scalar search for S = 1; the
 source's timing (alpha = 1, clipped into the bounds) is always evaluated first. The chosen alpha
 is solved once more with ``final_iterations`` iLQR iterations per window, warm-started from its
-own solution; that polish is kept only when it lowers the objective. The candidate kept is the
-one whose rollout and replay stand, then whose replay tracks within 5 cm, then with the least J.
+own solution; that polish is kept only when it lowers the objective.
 """
 
 from __future__ import annotations
@@ -136,8 +135,7 @@ class _Problem:
         self.judge = judge
         self.spheres = all(foot_sphere(sm.model, f) is not None for f in feet)
         self.segment_error = np.zeros(len(bounds) - 1)
-        # ((fell, replay off by more than TRACK_SCALE_M, objective), result)
-        self.best: tuple[tuple[bool, bool, float], TemporalResult] | None = None
+        self.best: tuple[tuple[bool, float], TemporalResult] | None = None  # ((fell, objective), result)
         self.history: list[OuterStep] = []
 
     def residual(self, contacts: np.ndarray) -> Residuals | None:
@@ -201,14 +199,9 @@ class _Problem:
                       time.perf_counter() - start, score)
         )  # fmt: skip
         # a candidate that stands beats any that falls, whatever the objectives (a fixed fall
-        # penalty can be outweighed by the other terms): the rollout's tipping and, when judged, the
-        # replay's fall (the replay is judged against the rollout, which may have tipped itself);
-        # then one whose replay tracks the output within TRACK_SCALE_M (the feasibility proof's
-        # 5 cm) beats one that does not; among equals the objective decides
-        if score is not None:
-            key = (score.fell or not up, score.base_rms_m > TRACK_SCALE_M, j)
-        else:
-            key = (not up, False, j)
+        # penalty can be outweighed by the other terms): the replay's fall when judged, else the
+        # rollout's; among equals the objective decides
+        key = (score.fell if score is not None else not up, j)
         if self.best is None or key < self.best[0]:
             self.best = (key, res)
         return j, res
