@@ -58,6 +58,10 @@ def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:
     assert own.max_penetration_m < 0.5 * simulate(trot, go2).max_penetration_m
     with pytest.raises(KinemorphError, match="floor_timeconst"):
         SimConfig(floor_timeconst=0.0)
+    # a motion made on the check's own floor, replayed on another: the verdict names it too
+    assert simulate(trot, go2, config=SimConfig(floor_timeconst=0.004)).controller == (
+        "own controls on a floor with a contact time constant of 4 ms"
+    )
 
 
 def test_the_tracking_replay_is_kept_for_motions_without_controls(go2, trot) -> None:  # type: ignore[no-untyped-def]

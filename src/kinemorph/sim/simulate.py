@@ -137,6 +137,8 @@ def run_simulation(
         if theirs is not None and timeconst != theirs:
             where = f"another floor than theirs ({1000 * theirs:g} ms)"
         controller += f" on {where} (solimp {solimp}{stiff}, step {1000 * timestep:g} ms)"
+    elif timeconst is not None:
+        controller += f" on a floor with a contact time constant of {1000 * timeconst:g} ms"
     tm = build_torque_model(
         robot, timestep=timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=solimp,
         floor_timeconst=timeconst,
