@@ -175,6 +175,9 @@ def test_walk_weight_frees_the_footholds_at_its_own_cost_outside_the_push_window
     assert after is not None and after.weight == 300.0
     strafing = np.array([0.0, 0.2, 0.0])
     assert moves.freedom(_moves_ctrl("push", 2.0, False, walk=300.0), phases, strafing, calm) is None
+    turning = np.array([0.0, 0.2, 0.3])  # strafing while turning: free (MpcConfig.step_turning)
+    free = moves.freedom(_moves_ctrl("push", 2.0, False, walk=300.0), phases, turning, calm)
+    assert free is not None and free.weight == 300.0
 
 
 @pytest.mark.slow

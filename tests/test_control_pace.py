@@ -97,15 +97,16 @@ def test_the_strafing_preview_keeps_every_landing_within_reach_of_the_other_foot
     assert widest <= ctl.maker.max_width + 0.01, widest  # 0.31 m here (limit 0.307); 0.91 m without the fixes
 
 
-def _strafe(style: str, vy: float, control: ControlConfig):  # type: ignore[no-untyped-def]
-    """G1 strafing at ``vy`` [m/s] for 8 s under ``control`` (not stopped by a fall)."""
+def _strafe(style: str, vy: float, control: ControlConfig, turn: float = 0.0, seconds: float = 8.0):  # type: ignore[no-untyped-def]
+    """G1 strafing at ``vy`` [m/s] (turning at ``turn`` [rad/s]) for ``seconds`` under ``control``
+    (not stopped by a fall)."""
     from conftest import robot_or_skip
     from kinemorph.control import SimulationConfig, simulate_gait
     from kinemorph.gait import Commands, load_style
 
     g1 = robot_or_skip("unitree_g1")
     cfg = SimulationConfig(raise_on_fall=False, control=control)
-    return simulate_gait(load_style(style), g1, Commands.constant([0.0, vy, 0.0]), 8.0, config=cfg)
+    return simulate_gait(load_style(style), g1, Commands.constant([0.0, vy, turn]), seconds, config=cfg)
 
 
 def _strafed(sim, vy: float) -> bool:  # type: ignore[no-untyped-def]
@@ -133,3 +134,15 @@ def test_g1_neutral_strafes_at_0_1_m_s_with_the_gate_holding_the_lift_off() -> N
     before = _strafe("neutral", 0.1, ControlConfig(gate=GateConfig(lateral_per_speed=0.4)))
     assert before.fell and before.fall_time < 7.0
     assert _strafed(_strafe("neutral", 0.1, ControlConfig()), 0.1)
+
+
+@pytest.mark.slow
+def test_g1_neutral_strafes_while_turning_with_free_footholds() -> None:
+    """G1 neutral strafing at 0.1 m/s while turning at 0.2 rad/s: with the CoM planner's footholds
+    fixed under every sideways command it fell at 6.54 s; free while turning too (MpcConfig.
+    step_turning, the default) it walks the 20 s (docs/WALKING.md, "Strafing while turning")."""
+    from kinemorph.control.mpc import MpcConfig
+
+    fixed = _strafe("neutral", 0.1, ControlConfig(mpc=MpcConfig(step_turning=False)), turn=0.2, seconds=10.0)
+    assert fixed.fell and fixed.fall_time < 8.0
+    assert not _strafe("neutral", 0.1, ControlConfig(), turn=0.2, seconds=20.0).fell

@@ -42,7 +42,8 @@ class FootholdMoves:
     ) -> StepFreedom | None:
         """How far the CoM planner may move the previewed footholds (None: not at all)."""
         mc = ctrl.cfg.mpc
-        if mc.step_weight <= 0 or (command[1] != 0.0 and not mc.step_strafing):
+        strafing = command[1] != 0.0 and not (mc.step_turning and command[2] != 0.0)
+        if mc.step_weight <= 0 or (strafing and not mc.step_strafing):
             return None
         weight = mc.step_weight
         if mc.step_when != "always":

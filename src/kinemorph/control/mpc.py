@@ -63,6 +63,7 @@ class MpcConfig:
             a moved foothold may lie from the other foot [m].
         step_logged: a move larger than this shows in the log as step adjustment [m].
         step_strafing: the footholds move also under a sideways command.
+        step_turning: ...and under a sideways command while turning (a yaw rate command).
         step_when: when the footholds are free (with ``step_weight`` > 0): "always" (every tick),
             "push" (while the push recovery is engaged, capture.py, and for ``step_hold`` after)
             or "sway" (as "push", and also while the gait feedback's step adjustment is at least
@@ -87,6 +88,7 @@ class MpcConfig:
     step_width: float = 0.0
     step_logged: float = 0.01
     step_strafing: bool = False
+    step_turning: bool = True
     step_when: str = "push"
     step_demand: float = 0.8
     step_push: float = 1.0
