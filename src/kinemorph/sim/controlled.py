@@ -143,7 +143,7 @@ def replay_controls(
     foot_of, loaded = foot_of_geoms(m, tm.robot.feet), LOADED * tm.weight
     out_feet = np.full((n_frames, len(tm.robot.feet)), np.nan)
     out_q[0] = d.qpos
-    out_cf[0], out_slip[0], out_feet[0] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded)
+    out_cf[0], out_slip[0], out_feet[0] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded, len(tm.robot.feet))
     sat_count = np.zeros(m.nu)
     sat_any = steps = 0
     dx = np.zeros(2 * m.nv)
@@ -179,7 +179,9 @@ def replay_controls(
                 break
             out_q[frame] = d.qpos
             out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
-            out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded)
+            out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(
+                m, tm.floor_geom, d, foot_of, loaded, len(tm.robot.feet)
+            )
             frame += 1
             report(progress, frame, n_frames)
             if fall_check is not None and fall_check(frame - 1, d.qpos):

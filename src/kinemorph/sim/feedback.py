@@ -82,14 +82,18 @@ def foot_of_geoms(m: mujoco.MjModel, feet: tuple[str, ...]) -> np.ndarray:
 
 
 def floor_contacts(
-    m: mujoco.MjModel, floor: int, d: mujoco.MjData, foot_of: np.ndarray | None = None, loaded: float = 0.0
+    m: mujoco.MjModel,
+    floor: int,
+    d: mujoco.MjData,
+    foot_of: np.ndarray | None = None,
+    loaded: float = 0.0,
+    feet: int = 0,
 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Total floor force on the robot (world) [N], mean tangential contact-point speed [m/s] and,
     with ``foot_of`` (foot_of_geoms), each foot's mean tangential contact-point speed [m/s] over its
     contacts that carry a normal force over ``loaded`` [N] (NaN for a foot without). Shape of the
-    last: (number of feet,)."""
+    last: (feet,)."""
     speeds = []
-    feet = 0 if foot_of is None else int(foot_of.max(initial=-1)) + 1
     foot_sum, foot_n = np.zeros(feet), np.zeros(feet)
     jacp = np.zeros((3, m.nv))
     f6 = np.zeros(6)
@@ -103,7 +107,7 @@ def floor_contacts(
         speed = float(np.linalg.norm(vel[:2]))
         speeds.append(speed)
         f = -1 if foot_of is None else int(foot_of[other])
-        if f >= 0:
+        if 0 <= f < feet:
             mujoco.mj_contactForce(m, d, i, f6)
             if f6[0] > loaded:
                 foot_sum[f] += speed

@@ -175,7 +175,9 @@ def replay(
                 break
             out_q[frame] = qpos
             out_tau[frame] = ctrl - kd * qvel[vadr]
-            out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(m, tm.floor_geom, d, foot_of, loaded)
+            out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(
+                m, tm.floor_geom, d, foot_of, loaded, len(tm.robot.feet)
+            )
             frame += 1
             report(progress, frame, n_frames)
             if fall_check is not None and fall_check(frame - 1, qpos):
