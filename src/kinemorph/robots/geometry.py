@@ -16,8 +16,12 @@ def collision_geoms(robot: Robot, body: str) -> np.ndarray:
     """Collision geoms (contype or conaffinity set) attached to a body; every geom of the body when
     none collides; for a body with no geom and no joint (a foot point fixed at a bare calf tip),
     its parent's collision geoms: what it stands on. Shape: (G,) int."""
-    b = robot.body_id(body)
-    m = robot.model
+    return body_collision_geoms(robot.model, robot.body_id(body))
+
+
+def body_collision_geoms(m: mujoco.MjModel, b: int) -> np.ndarray:
+    """:func:`collision_geoms` of body id ``b`` in any compile of the robot's model (geom ids are
+    the model's own: kinemorph.sim's torque copy numbers them differently). Shape: (G,) int."""
     ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b and (m.geom_contype[g] or m.geom_conaffinity[g])]
     if not ids:
         ids = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from ..robots.geometry import body_collision_geoms
+
 
 def balance_torques(
     m: mujoco.MjModel, d: mujoco.MjData, q: np.ndarray, v: np.ndarray, w: float, floor: int, vadr: np.ndarray
@@ -63,21 +65,12 @@ def floor_force(m: mujoco.MjModel, floor: int, d: mujoco.MjData) -> np.ndarray:
 
 
 def foot_of_geoms(m: mujoco.MjModel, feet: tuple[str, ...]) -> np.ndarray:
-    """The foot (index into ``feet``, body names) each geom belongs to, -1 for the others: the geoms
-    of the foot body and of the bodies below it (toes), or of its parent when that subtree has no
-    geometry (a quadruped's paw sphere on its calf). Shape: (ngeom,)."""
+    """The foot (index into ``feet``, body names) each geom of ``m`` belongs to, -1 for the others:
+    the foot's collision geoms as kinemorph.robots.geometry.collision_geoms has them (a bare foot
+    point's parent's: a quadruped's paw sphere on its calf). Shape: (ngeom,)."""
     out = np.full(m.ngeom, -1, dtype=np.int64)
     for f, name in enumerate(feet):
-        b = m.body(name).id
-        below = {b}
-        for child in range(b + 1, m.nbody):  # bodies are numbered depth-first: a subtree is contiguous
-            if int(m.body_parentid[child]) in below:
-                below.add(child)
-        geoms = [g for g in range(m.ngeom) if int(m.geom_bodyid[g]) in below]
-        if not geoms:
-            parent = int(m.body_parentid[b])
-            geoms = [g for g in range(m.ngeom) if int(m.geom_bodyid[g]) == parent]
-        out[geoms] = f
+        out[body_collision_geoms(m, m.body(name).id)] = f
     return out
 
 

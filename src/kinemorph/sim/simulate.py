@@ -126,7 +126,7 @@ def run_simulation(
     own = motion.controls if cfg.controller == "auto" else None
     timestep, solimp, controller = cfg.timestep, cfg.floor_solimp, OWN_CONTROLS if own is not None else TRACKING
     timeconst = cfg.floor_timeconst
-    if own is not None and (own.physics_dt is not None or own.floor_solimp is not None or own.floor_timeconst):
+    if own is not None and any(x is not None for x in (own.physics_dt, own.floor_solimp, own.floor_timeconst)):
         # controls made on another floor or physics step run on that one (open-loop torques only reproduce there)
         timestep = own.physics_dt or timestep
         solimp = own.floor_solimp or solimp
