@@ -1,5 +1,6 @@
 """STMR's temporal-stage cost pieces: the joint-speed floor on alpha, the contact-implicit floor
-slip residual (stmr/floor_cost.py) and iLQR's residual cost on the trajectory itself."""
+slip residual (stmr/floor_cost.py), the body clearance residual (stmr/clearance_cost.py) and
+iLQR's residual cost on the trajectory itself."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from conftest import robot_or_skip
 from kinemorph.optim.ilqr import IlqrSettings, TrackingCost, ilqr
+from kinemorph.retarget.stmr.clearance_cost import BodyClearanceResidual, body_geoms
 from kinemorph.retarget.stmr.dynamics import servo_model
 from kinemorph.retarget.stmr.floor_cost import FloorSlipResidual, foot_sphere
 from kinemorph.retarget.stmr.temporal import speed_floor
@@ -156,3 +158,28 @@ def test_planted_slip_residual_follows_the_schedule_and_the_window_offset(go2) -
     assert r.size == 6 and jac.shape == (6, 2 * m.nv)
     assert r[0] == pytest.approx(5.0 * 0.2) and r[3] == pytest.approx(5.0 * 0.2)  # sqrt(w) v, both feet
     assert np.allclose(jac @ np.r_[np.zeros(m.nv), v], r)
+
+
+def test_body_clearance_residual_prices_legs_near_the_floor_and_never_the_feet(go2) -> None:  # type: ignore[no-untyped-def]
+    sm, feet, q = _foot_on_floor(go2)  # the paws on the floor: the calves stand ~5 cm above it
+    m = sm.model
+    coll = sm.torque_model.collision_geoms
+    geoms = body_geoms(m, coll, feet)
+    spheres = {foot_sphere(m, f) for f in feet}
+    assert len(geoms) == len(coll) - len(spheres) and not spheres & set(geoms.tolist())
+    assert {m.body(int(m.geom_bodyid[g])).name for g in geoms} >= {"FL_calf", "RR_thigh"}
+    res = BodyClearanceResidual(m, geoms, weight=1e6, clearance=0.02)
+    v = np.zeros(m.nv)
+    r, jac = res(0, q, v)
+    assert r.size == 0 and jac.shape == (0, 2 * m.nv)  # clear of the floor: no pull
+    low = q.copy()
+    low[2] -= 0.045  # the body sags 4.5 cm (the paws would be in the floor): the calves come down
+    r, jac = res(0, low, v)
+    assert r.size >= 4 and (r < 0).all() and jac.shape == (r.size, 2 * m.nv)
+    assert np.allclose(jac[:, 2], 1e3) and np.allclose(jac[:, m.nv :], 0.0)  # sqrt(w) dz / d(base z)
+    up = low.copy()
+    up[2] += 1e-4
+    r2, _ = res(0, up, v)
+    assert r2.size == r.size and np.allclose(r2 - r, 1e3 * 1e-4, atol=1e-9)
+    with pytest.raises(ValueError):
+        BodyClearanceResidual(m, geoms, weight=-1.0, clearance=0.02)

@@ -14,8 +14,9 @@ from conftest import data_path, robot_or_skip
 from kinemorph.io import save
 from kinemorph.motion import load_motion
 from kinemorph.retarget import StmrConfig, retarget
-from kinemorph.retarget.stmr.dynamics import servo_model
+from kinemorph.retarget.stmr.dynamics import servo_model, touching_feet
 from kinemorph.retarget.stmr.engine import FLOOR_SOLIMP
+from kinemorph.retarget.stmr.floor_cost import foot_sphere
 from test_quadruped import synthetic_trot
 
 QUICK = {"outer_evaluations": 1, "inner_iterations": 1, "final_iterations": 0, "verdict": False}
@@ -71,6 +72,32 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
         if (k + 1) % per_frame == 0:
             worst = max(worst, float(np.abs(d.qpos - slowed.qpos[(k + 1) // per_frame]).max()))
     assert worst < 1e-4  # 0.1 mm (each solve window restarts the contact solver's warm start)
+
+
+def test_the_contact_mask_is_read_from_the_rollouts_states(go2, slowed) -> None:  # type: ignore[no-untyped-def]
+    """touching_feet takes each state as it is (an open-loop replay of the controls drifts from the
+    rollout over seconds of a gallop): standing, all four paws; lifted 5 cm, none; and the output's
+    mask marks a foot wherever the rollout had it on the floor within a frame."""
+    sm = servo_model(go2, dt=1 / 180)
+    feet = go2.feet
+    m, d = sm.model, mujoco.MjData(sm.model)
+    d.qpos[:] = go2.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    g = foot_sphere(m, feet[0])
+    stand = d.qpos.copy()
+    stand[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0] + 0.001  # paws 1 mm into the floor
+    lifted = stand.copy()
+    lifted[2] += 0.05
+    touch = touching_feet(sm, np.stack([stand, lifted, stand]), feet)
+    assert touch.tolist() == [[True] * 4, [False] * 4, [True] * 4]
+    c = slowed.controls
+    nq = sm.model.nq
+    states = touching_feet(sm, c.states[:, :nq], feet)
+    per_frame = round(1.0 / (slowed.fps * c.dt))
+    for t in range(slowed.num_frames):
+        k = t * per_frame
+        near = states[max(0, k - per_frame) : k + per_frame + 1].any(axis=0)
+        assert (slowed.contacts[t] == near).all()
 
 
 def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  # type: ignore[no-untyped-def]

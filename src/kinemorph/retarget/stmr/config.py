@@ -93,6 +93,10 @@ class StmrConfig(IkSettings):
         joint_speed_weight: iLQR weight on an actuated joint's speed over ``max_joint_speed`` on
             the rollout (stmr/speed_cost.py: the output's joint jumps were the rollout's joints
             running at 8-13 rad/s; 1000 measured in the README) [s^2/rad^2]; 0: off.
+        clearance_weight: iLQR weight on a non-foot collision geom (a calf, a thigh, the trunk)
+            coming closer than ``body_clearance`` to the floor on the rollout (stmr/clearance_cost.py:
+            only the feet may push on the floor) [1/m^2]; 0: off.
+        body_clearance: height above the floor under which that cost sets in [m].
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
         seed: seed of the outer optimiser.
@@ -149,6 +153,8 @@ class StmrConfig(IkSettings):
     floor_slip_band: float = 0.02
     contact_point_weight: float = 0.0
     joint_speed_weight: float = 1000.0
+    clearance_weight: float = 0.0
+    body_clearance: float = 0.02
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
@@ -197,6 +203,11 @@ class StmrConfig(IkSettings):
             raise ConfigError(f"joint_speed_weight must be >= 0, got {self.joint_speed_weight}")
         if not 0 <= self.swing_hold < 0.5:
             raise ConfigError(f"swing_hold must be in [0, 0.5), got {self.swing_hold}")
+        if not (self.clearance_weight >= 0 and 0 <= self.body_clearance <= 0.1):
+            raise ConfigError(
+                f"need clearance_weight >= 0 and body_clearance in [0, 0.1] m, got {self.clearance_weight}, "
+                f"{self.body_clearance}"
+            )
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
         if self.floor_timeconst is not None and not 0 < self.floor_timeconst <= 0.1:

@@ -32,7 +32,7 @@ from ...sim.simulate import SimConfig
 from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
 from .contacts_file import read_contacts
-from .dynamics import rollout_contacts, servo_model
+from .dynamics import servo_model, touching_feet
 from .landing import landing_band
 from .reference import build_reference
 from .spatial import spatial_stage
@@ -86,7 +86,7 @@ def _output(  # type: ignore[no-untyped-def]
     frames = np.arange(int(np.floor(duration * fps + 1e-9)) + 1) / fps
     steps = frames / dt
     q = interpolate_qpos(sm.model, tr.inner.qpos, steps)
-    touching = rollout_contacts(sm, tr.inner.qpos[0], tr.inner.qvel[0], tr.inner.controls, feet)
+    touching = touching_feet(sm, tr.inner.qpos, feet)
     # a foot that touched within one frame of it: the central-difference acceleration of frame t
     # (kinemorph.sim's inverse dynamics of the output) spans frames t - 1 to t + 1, so every foot
     # that pushed in that span explains part of it (half a frame left 0.24 rad/s of angular

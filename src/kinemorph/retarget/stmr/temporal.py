@@ -27,6 +27,7 @@ import numpy as np
 
 from ...optim.ilqr import StateResidual
 from ...transforms import quat_rotate
+from .clearance_cost import BodyClearanceResidual, body_geoms
 from .config import StmrConfig
 from .dynamics import ServoModel
 from .floor_cost import FloorSlipResidual, PlantedSlipResidual, Residuals, foot_sphere
@@ -149,6 +150,9 @@ class _Problem:
             parts.append(FloorSlipResidual(m, self.feet, weight=cfg.floor_slip_weight, band=cfg.floor_slip_band))
         if self.spheres and cfg.contact_point_weight > 0:
             parts.append(PlantedSlipResidual(m, self.feet, contacts, weight=cfg.contact_point_weight))
+        if cfg.clearance_weight > 0:
+            geoms = body_geoms(m, self.sm.torque_model.collision_geoms, self.feet)
+            parts.append(BodyClearanceResidual(m, geoms, weight=cfg.clearance_weight, clearance=cfg.body_clearance))
         return Residuals(parts) if parts else None
 
     def targets(self, alpha: np.ndarray) -> tuple[Warp, np.ndarray, np.ndarray, np.ndarray]:
