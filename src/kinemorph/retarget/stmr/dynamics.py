@@ -179,7 +179,7 @@ def touching_feet(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> np
         for c in d.contact[: d.ncon]:
             if c.exclude == 0 and fl in (c.geom1, c.geom2):
                 g = c.geom2 if c.geom1 == fl else c.geom1
-                leg = body_of.get(int(m.geom_bodyid[g]))
-                if leg is not None and c.dist <= c.includemargin:
-                    out[k, leg] = True
+                foot = body_of.get(int(m.geom_bodyid[g]))
+                if foot is not None and c.dist <= c.includemargin:
+                    out[k, foot] = True
     return out
