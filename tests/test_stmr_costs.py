@@ -164,10 +164,11 @@ def test_body_clearance_residual_prices_legs_near_the_floor_and_never_the_feet(g
     sm, feet, q = _foot_on_floor(go2)  # the paws on the floor: the calves stand ~5 cm above it
     m = sm.model
     coll = sm.torque_model.collision_geoms
-    geoms = body_geoms(m, coll, feet)
+    geoms = body_geoms(m, coll, feet, go2.rest_qpos(), 0.02)
     spheres = {foot_sphere(m, f) for f in feet}
     assert len(geoms) == len(coll) - len(spheres) and not spheres & set(geoms.tolist())
     assert {m.body(int(m.geom_bodyid[g])).name for g in geoms} >= {"FL_calf", "RR_thigh"}
+    assert len(body_geoms(m, coll, feet, go2.rest_qpos(), 0.06)) == len(geoms) - 4  # calves 5 cm above the soles
     res = BodyClearanceResidual(m, geoms, weight=1e6, clearance=0.02)
     v = np.zeros(m.nv)
     r, jac = res(0, q, v)

@@ -26,11 +26,20 @@ from ...sim.contacts import lowest_points
 from .floor_cost import foot_sphere
 
 
-def body_geoms(model: mujoco.MjModel, collision: np.ndarray, feet: tuple[str, ...]) -> np.ndarray:
+def body_geoms(model: mujoco.MjModel, collision: np.ndarray, feet: tuple[str, ...], rest: np.ndarray,
+               clearance: float) -> np.ndarray:  # fmt: skip
     """The geoms of ``collision`` that belong to no foot: not a foot's sphere (which may sit on the
-    calf when the foot body has no geometry) and not on a foot body or below it."""
+    calf when the foot body has no geometry), not on a foot body or below it, and not within
+    ``clearance`` [m] above the feet's lowest point in the ``rest`` pose (qpos): such a geom ends at
+    the paw (A1's calf capsules end 1 cm above its paws' soles) and comes that close whenever the
+    paw stands; pricing it would lift the planted paws."""
     feet_ids = {model.body(f).id for f in feet}
     spheres = {foot_sphere(model, f) for f in feet}
+    d = mujoco.MjData(model)
+    d.qpos[:] = rest
+    mujoco.mj_kinematics(model, d)
+    soles = [g for g in spheres if g is not None]
+    sole = min((float(d.geom_xpos[g, 2] - model.geom_size[g, 0]) for g in soles), default=-np.inf)
     out = []
     for g in np.asarray(collision, dtype=np.int64):
         if int(g) in spheres:
@@ -38,7 +47,8 @@ def body_geoms(model: mujoco.MjModel, collision: np.ndarray, feet: tuple[str, ..
         b = int(model.geom_bodyid[g])
         while b > 0 and b not in feet_ids:
             b = int(model.body_parentid[b])
-        if b == 0:
+        low = lowest_points(model, d, np.array([g])).points
+        if b == 0 and len(low) and float(low[:, 2].min()) - sole >= clearance:
             out.append(int(g))
     return np.array(out, dtype=np.int64)
 

@@ -151,7 +151,8 @@ class _Problem:
         if self.spheres and cfg.contact_point_weight > 0:
             parts.append(PlantedSlipResidual(m, self.feet, contacts, weight=cfg.contact_point_weight))
         if cfg.clearance_weight > 0:
-            geoms = body_geoms(m, self.sm.torque_model.collision_geoms, self.feet)
+            tm = self.sm.torque_model
+            geoms = body_geoms(m, tm.collision_geoms, self.feet, tm.robot.rest_qpos(), cfg.body_clearance)
             parts.append(BodyClearanceResidual(m, geoms, weight=cfg.clearance_weight, clearance=cfg.body_clearance))
         return Residuals(parts) if parts else None
 
