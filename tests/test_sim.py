@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -27,7 +28,8 @@ from kinemorph.sim import (
 from kinemorph.sim.contacts import pyramid_rows
 from kinemorph.sim.feedback import foot_of_geoms
 from kinemorph.sim.files import save_report, save_simulation
-from kinemorph.sim.simulate import planted_feet
+from kinemorph.sim.simulate import _reasons, planted_feet
+from kinemorph.sim.verdict import Thresholds
 
 DATA = os.environ.get("KINEMORPH_DATA")
 needs_data = pytest.mark.skipif(not DATA, reason="KINEMORPH_DATA is not set (shared motion clips)")
@@ -329,7 +331,7 @@ def test_report_json_and_simulated_npz_round_trip(g1, tmp_path: Path):
     assert data["feasible"] is True and data["time_to_fall_s"] is None
     for key in ("fell", "base_position_rms_m", "base_orientation_rms_deg", "joint_rms_rad",
                 "torque_saturation_fraction", "residual_force_mean_fraction", "contact_slip_cm_s",
-                "planted_foot_slip_cm_s", "brief_foot_touches"):  # fmt: skip
+                "planted_foot_slip_cm_s", "brief_foot_touches", "floor_bodies"):  # fmt: skip
         assert key in data
     back = load(tmp_path / "s.npz", robot_name=g1.name, dof_names=g1.dof_names)
     assert np.allclose(back.qpos, result.rollout.motion.qpos)
@@ -488,3 +490,39 @@ def test_contact_mask_limits_contacts_to_planted_feet(go2):
     assert (dyn.num_contacts == 3).all()
     fl = dyn.contact_bodies.index("FL_foot")
     assert np.abs(dyn.contact_force[:, fl]).max() == 0.0
+
+
+def test_legs_on_the_floor_outside_the_contact_mask_are_named(go2):
+    """A Go2 sunk onto its calves with only the paws in its contact mask: the inverse dynamics
+    lists the calves as bodies on the floor that may not push, and the verdict names them; without
+    a mask every body may push and none is listed."""
+    q = on_floor(go2, go2.rest_qpos())
+    q[2] -= 0.06  # the paws 6 cm into the floor, the calves (5 cm above the soles) 1 cm in
+    motion = hold(go2, q, 0.2)
+    masked = RobotMotion.from_qpos(
+        go2.name, motion.fps, motion.qpos, go2.dof_names,
+        contacts=np.ones((motion.num_frames, 4), dtype=bool), contact_bodies=go2.feet,
+    )  # fmt: skip
+    tm = build_torque_model(go2)
+    dyn = inverse_dynamics(tm, masked)
+    assert set(dyn.floor_bodies) >= {"FL_calf", "RR_calf"}
+    assert all(n == motion.num_frames for n in dyn.floor_bodies.values())
+    assert not set(dyn.floor_bodies) & set(go2.feet)
+    assert inverse_dynamics(tm, motion).floor_bodies == {}  # no mask: any body may push
+    lifted = masked.qpos.copy()
+    lifted[:, 2] += 0.055  # paws 5 mm in, calves clear
+    assert inverse_dynamics(tm, dataclasses.replace(masked, root_pos=lifted[:, :3])).floor_bodies == {}
+    assert simulate(masked, go2).floor_bodies == dyn.floor_bodies
+    rep = {k: 0.0 for k in ("residual_velocity_max_m_s", "residual_angular_velocity_max_rad_s",
+                            "id_torque_over_limit_fraction", "max_penetration_m", "base_position_rms_m",
+                            "torque_saturation_fraction")}  # fmt: skip
+    rep.update(residual_force_mean_fraction=0.3, residual_force_p95_fraction=0.9)
+    rep["floor_bodies"] = {"RL_calf": 3, "FL_thigh": 1}
+    dyn_reasons, _ = _reasons(rep, Thresholds(), False, False, None, "")
+    assert dyn_reasons == [
+        "contacts cannot explain the motion: residual base force 30% of body weight on average, 90% at the 95th "
+        "percentile (limits 10% / 30%); on the floor where only the contact bodies may push: RL_calf (3 frames), "
+        "FL_thigh (1 frame)"
+    ]
+    rep["floor_bodies"] = {}
+    assert _reasons(rep, Thresholds(), False, False, None, "")[0][0].endswith("(limits 10% / 30%)")

@@ -15,7 +15,7 @@ joints.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
@@ -101,6 +101,9 @@ class Dynamics:
         num_contacts: contact points per frame. Shape: (T,).
         penetration: deepest collision point below the floor (0 when none) [m]. Shape: (T,).
         qp_failures: frames whose contact QP did not report success.
+        floor_bodies: bodies outside the motion's contact mask (not a contact body nor below one)
+            with a collision point on or under the floor (z <= 0), and on how many frames: they
+            touch the floor but may not push (empty without a mask, where every body may).
     """
 
     qvel: np.ndarray
@@ -118,6 +121,7 @@ class Dynamics:
     num_contacts: np.ndarray
     penetration: np.ndarray
     qp_failures: int
+    floor_bodies: dict[str, int] = field(default_factory=dict)
 
 
 def _base_metric(m_bb: np.ndarray, mass: float, weight: float) -> np.ndarray:
@@ -128,19 +132,31 @@ def _base_metric(m_bb: np.ndarray, mass: float, weight: float) -> np.ndarray:
     return chol.T * (np.sqrt(mass) / weight)
 
 
-def _planted_bodies(tm: TorqueModel, motion: RobotMotion, use_mask: bool) -> np.ndarray | None:
-    """Per frame and collision geom: may it be a contact (None: every geom may)."""
-    if not use_mask or motion.contacts is None or not motion.contact_bodies:
-        return None
+def _geom_contact_body(tm: TorqueModel, motion: RobotMotion) -> np.ndarray:
+    """Per collision geom: the index of the motion's contact body it belongs to (on that body or
+    below it), or -1."""
     m = tm.model
     ids = [tm.robot.body_id(b) for b in motion.contact_bodies]
-    geom_col = np.full(len(tm.collision_geoms), -1)
+    out = np.full(len(tm.collision_geoms), -1)
     for k, g in enumerate(tm.collision_geoms):
         b = int(m.geom_bodyid[g])
         while b > 0 and b not in ids:  # a geom on the body or below it belongs to that foot
             b = int(m.body_parentid[b])
         if b > 0:
-            geom_col[k] = ids.index(b)
+            out[k] = ids.index(b)
+    return out
+
+
+def _contact_geoms(tm: TorqueModel, motion: RobotMotion) -> np.ndarray:
+    """Per collision geom: whether it belongs to one of the motion's contact bodies."""
+    return _geom_contact_body(tm, motion) >= 0
+
+
+def _planted_bodies(tm: TorqueModel, motion: RobotMotion, use_mask: bool) -> np.ndarray | None:
+    """Per frame and collision geom: may it be a contact (None: every geom may)."""
+    if not use_mask or motion.contacts is None or not motion.contact_bodies:
+        return None
+    geom_col = _geom_contact_body(tm, motion)
     mask = np.zeros((motion.num_frames, len(tm.collision_geoms)), dtype=bool)
     ok = geom_col >= 0
     mask[:, ok] = motion.contacts[:, geom_col[ok]]
@@ -167,6 +183,8 @@ def inverse_dynamics(
     weights = np.diag(joint_w)
     full = np.zeros((nv, nv))
     planted = _planted_bodies(tm, motion, s.use_mask)
+    contact_geom = _contact_geoms(tm, motion) if planted is not None else np.zeros(0, dtype=bool)
+    floor_bodies: dict[int, int] = {}
     tol = s.mask_height_tol if planted is not None else s.height_tol
     body_of_geom = m.geom_bodyid[tm.collision_geoms]
     contact_body_ids = sorted({int(b) for b in body_of_geom})
@@ -200,7 +218,11 @@ def inverse_dynamics(
                 pen[t] = max(0.0, -float(pts[:, 2].min()))
             keep = pts[:, 2] <= tol if len(pts) else np.zeros(0, dtype=bool)
             if planted is not None and len(pts):
-                keep &= planted[t, [geom_index[int(g)] for g in owner]]
+                cols = [geom_index[int(g)] for g in owner]
+                keep &= planted[t, cols]
+                outside = (pts[:, 2] <= 0.0) & ~contact_geom[cols]
+                for b in {int(m.geom_bodyid[g]) for g in owner[outside]}:
+                    floor_bodies[b] = floor_bodies.get(b, 0) + 1
             pts, owner = pts[keep], owner[keep]
             jac = np.zeros((3 * len(pts), nv))
             for k, (p, g) in enumerate(zip(pts, owner, strict=True)):
@@ -239,4 +261,5 @@ def inverse_dynamics(
         num_contacts=ncon,
         penetration=pen,
         qp_failures=failures,
+        floor_bodies={m.body(b).name: n for b, n in sorted(floor_bodies.items(), key=lambda kv: -kv[1])},
     )

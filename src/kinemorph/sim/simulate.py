@@ -211,6 +211,7 @@ def _verdict(
         planted_foot_slip_cm_s=100.0 * float(roll.foot_slip[planted].mean()) if planted.any() else 0.0,
         brief_foot_touches=brief,
         assist_force_mean_fraction=float(roll.assist_force.mean() / tm.weight),
+        floor_bodies=dict(dyn.floor_bodies),
     )
     dyn_reasons, sim_reasons = _reasons(rep, th, fell, diverged, t_fall, roll.divergence)
     reasons = dyn_reasons + sim_reasons
@@ -252,6 +253,14 @@ def _reasons(
 ) -> tuple[list[str], list[str]]:
     """(reasons from the inverse dynamics, reasons from the replay); empty lists when they pass."""
     dyn, sim = [], []
+    on_floor = rep.get("floor_bodies") or {}
+    why_residual = (
+        "; on the floor where only the contact bodies may push: "
+        + ", ".join(f"{b} ({n} frame{'s' if n != 1 else ''})" for b, n in list(on_floor.items())[:4])
+        + (f" and {len(on_floor) - 4} more" if len(on_floor) > 4 else "")
+        if on_floor
+        else ""
+    )
     if (
         rep["residual_force_mean_fraction"] > th.max_residual_mean
         or rep["residual_force_p95_fraction"] > th.max_residual_p95
@@ -259,8 +268,9 @@ def _reasons(
         dyn.append(
             f"contacts cannot explain the motion: residual base force {100 * rep['residual_force_mean_fraction']:.0f}% "
             f"of body weight on average, {100 * rep['residual_force_p95_fraction']:.0f}% at the 95th percentile "
-            f"(limits {100 * th.max_residual_mean:.0f}% / {100 * th.max_residual_p95:.0f}%)"
+            f"(limits {100 * th.max_residual_mean:.0f}% / {100 * th.max_residual_p95:.0f}%){why_residual}"
         )
+        why_residual = ""  # said once
     if (
         rep["residual_velocity_max_m_s"] > th.max_residual_velocity
         or rep["residual_angular_velocity_max_rad_s"] > th.max_residual_angular_velocity
@@ -269,7 +279,7 @@ def _reasons(
             f"the residual adds up to {rep['residual_velocity_max_m_s']:.2f} m/s and "
             f"{rep['residual_angular_velocity_max_rad_s']:.2f} rad/s of base velocity within "
             f"{th.residual_window_s:g} s that no contact gives (limits {th.max_residual_velocity:g} m/s, "
-            f"{th.max_residual_angular_velocity:g} rad/s)"
+            f"{th.max_residual_angular_velocity:g} rad/s){why_residual}"
         )
     if rep["id_torque_over_limit_fraction"] > th.max_over_limit:
         dyn.append(

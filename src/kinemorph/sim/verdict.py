@@ -103,6 +103,9 @@ class SimReport:
         divergence: what made the replay diverge ("" when it did not).
         controller: what drove the replay: "own controls" (the motion's RobotMotion.controls,
             sim/controlled.py) or "tracking replay" (sim/replay.py).
+        floor_bodies: bodies the motion has on or under the floor that its contact mask leaves
+            out, with their frame counts, most first: the inverse dynamics lets only the contact
+            bodies (the feet) push, so these show up as residual.
     """
 
     robot: str
@@ -139,6 +142,7 @@ class SimReport:
     divergence: str = ""
     controller: str = "tracking replay"
     thresholds: dict[str, float] = field(default_factory=dict)
+    floor_bodies: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
