@@ -1,4 +1,5 @@
 """STMR's outer loop and rollout costs: a candidate whose replay stands is chosen over any that falls,
+then one the whole verdict finds feasible over any it does not,
 an earlier fall costs more, and the joint speed residual prices only the speed over the cap."""
 
 from __future__ import annotations
@@ -67,3 +68,28 @@ def test_a_standing_candidate_wins_over_any_fall() -> None:
     assert np.allclose(out.alpha, 1.0)
     fell = [h.replay.fell for h in out.history if h.replay is not None]
     assert fell[0] is False and all(fell[1:])
+
+
+def test_a_feasible_candidate_wins_over_any_infeasible_one_that_stands() -> None:
+    """All candidates stand; only the source timing (evaluated first) passes the whole verdict,
+    with the worst replay figures: the outer loop returns it."""
+    go2 = robot_or_skip("unitree_go2")
+    motion = synthetic_trot(seconds=0.6)
+    sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0)
+    from kinemorph.retarget.stmr.reference import build_reference
+
+    cfg = StmrConfig(outer_evaluations=3, outer_population=2, inner_iterations=1, final_iterations=1)
+    ref = build_reference(motion, go2, cfg)
+    feet = tuple(c[3] for c in ref.chains.bodies)
+    bounds = segment_bounds(ref.contacts, 2)
+    seen: list[tuple[float, ...]] = []
+
+    def judge(candidate: TemporalResult) -> ReplayScore:
+        seen.append(tuple(candidate.alpha))
+        if np.allclose(candidate.alpha, 1.0) and len(seen) == 1:
+            return ReplayScore(False, 0.09, 30.0, 0.19, True)  # feasible, with the worst figures
+        return ReplayScore(False, 0.0, 0.0, 0.0, False)  # perfect figures, but infeasible
+
+    out = temporal_stage(sm, ref.qpos, ref.contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, judge=judge)
+    assert len(seen) >= 3 and any(not np.allclose(a, 1.0) for a in seen)
+    assert np.allclose(out.alpha, 1.0)

@@ -136,7 +136,7 @@ class _Problem:
         self.judge = judge
         self.spheres = all(foot_sphere(sm.model, f) is not None for f in feet)
         self.segment_error = np.zeros(len(bounds) - 1)
-        self.best: tuple[tuple[bool, float], TemporalResult] | None = None  # ((fell, objective), result)
+        self.best: tuple[tuple[bool, bool, float], TemporalResult] | None = None  # ((fell, infeasible, J), result)
         self.history: list[OuterStep] = []
 
     def residual(self, contacts: np.ndarray) -> Residuals | None:
@@ -205,8 +205,9 @@ class _Problem:
         )  # fmt: skip
         # a candidate that stands beats any that falls, whatever the objectives (a fixed fall
         # penalty can be outweighed by the other terms): the replay's fall when judged, else the
-        # rollout's; among equals the objective decides
-        key = (score.fell if score is not None else not up, j)
+        # rollout's; then one the whole verdict finds feasible beats any it does not; among equals
+        # the objective decides
+        key = (score.fell, not score.feasible, j) if score is not None else (not up, True, j)
         if self.best is None or key < self.best[0]:
             self.best = (key, res)
         return j, res
