@@ -42,18 +42,24 @@ def test_an_earlier_fall_costs_more() -> None:
     assert stood.penalty() < late.penalty() < early.penalty()
 
 
-def test_a_standing_candidate_wins_over_any_fall() -> None:
-    """A judge that lets only the source timing (alpha 1, evaluated first) stand and makes every
-    other candidate's fall nearly free: the outer loop still returns alpha 1."""
+def _outer_loop(judge):  # type: ignore[no-untyped-def]
+    """The temporal stage on a 0.6 s synthetic trot onto Go2 (3 outer evaluations, 2 segments,
+    one polish) scored by ``judge``."""
+    from kinemorph.retarget.stmr.reference import build_reference
+
     go2 = robot_or_skip("unitree_go2")
     motion = synthetic_trot(seconds=0.6)
     sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0)
-    from kinemorph.retarget.stmr.reference import build_reference
-
     cfg = StmrConfig(outer_evaluations=3, outer_population=2, inner_iterations=1, final_iterations=1)
     ref = build_reference(motion, go2, cfg)
     feet = tuple(c[3] for c in ref.chains.bodies)
     bounds = segment_bounds(ref.contacts, 2)
+    return temporal_stage(sm, ref.qpos, ref.contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, judge=judge)
+
+
+def test_a_standing_candidate_wins_over_any_fall() -> None:
+    """A judge that lets only the source timing (alpha 1, evaluated first) stand and makes every
+    other candidate's fall nearly free: the outer loop still returns alpha 1."""
     seen: list[tuple[float, ...]] = []
 
     def judge(candidate: TemporalResult) -> ReplayScore:
@@ -63,7 +69,7 @@ def test_a_standing_candidate_wins_over_any_fall() -> None:
             return ReplayScore(False, 0.5, 50.0, 0.9, False)  # stands, badly
         return ReplayScore(True, 0.0, 0.0, 0.0, False, unsimulated=0.0)  # falls at the very end
 
-    out = temporal_stage(sm, ref.qpos, ref.contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, judge=judge)
+    out = _outer_loop(judge)
     assert len(seen) >= 3 and any(not np.allclose(a, 1.0) for a in seen)
     assert np.allclose(out.alpha, 1.0)
     fell = [h.replay.fell for h in out.history if h.replay is not None]
@@ -73,15 +79,6 @@ def test_a_standing_candidate_wins_over_any_fall() -> None:
 def test_a_feasible_candidate_wins_over_any_infeasible_one_that_stands() -> None:
     """All candidates stand; only the source timing (evaluated first) passes the whole verdict,
     with the worst replay figures: the outer loop returns it."""
-    go2 = robot_or_skip("unitree_go2")
-    motion = synthetic_trot(seconds=0.6)
-    sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0)
-    from kinemorph.retarget.stmr.reference import build_reference
-
-    cfg = StmrConfig(outer_evaluations=3, outer_population=2, inner_iterations=1, final_iterations=1)
-    ref = build_reference(motion, go2, cfg)
-    feet = tuple(c[3] for c in ref.chains.bodies)
-    bounds = segment_bounds(ref.contacts, 2)
     seen: list[tuple[float, ...]] = []
 
     def judge(candidate: TemporalResult) -> ReplayScore:
@@ -90,6 +87,6 @@ def test_a_feasible_candidate_wins_over_any_infeasible_one_that_stands() -> None
             return ReplayScore(False, 0.09, 30.0, 0.19, True)  # feasible, with the worst figures
         return ReplayScore(False, 0.0, 0.0, 0.0, False)  # perfect figures, but infeasible
 
-    out = temporal_stage(sm, ref.qpos, ref.contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, judge=judge)
+    out = _outer_loop(judge)
     assert len(seen) >= 3 and any(not np.allclose(a, 1.0) for a in seen)
     assert np.allclose(out.alpha, 1.0)
