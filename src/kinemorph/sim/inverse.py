@@ -147,19 +147,12 @@ def _geom_contact_body(tm: TorqueModel, motion: RobotMotion) -> np.ndarray:
     return out
 
 
-def _contact_geoms(tm: TorqueModel, motion: RobotMotion) -> np.ndarray:
-    """Per collision geom: whether it belongs to one of the motion's contact bodies."""
-    return _geom_contact_body(tm, motion) >= 0
-
-
-def _planted_bodies(tm: TorqueModel, motion: RobotMotion, use_mask: bool) -> np.ndarray | None:
-    """Per frame and collision geom: may it be a contact (None: every geom may)."""
-    if not use_mask or motion.contacts is None or not motion.contact_bodies:
-        return None
-    geom_col = _geom_contact_body(tm, motion)
-    mask = np.zeros((motion.num_frames, len(tm.collision_geoms)), dtype=bool)
+def _planted_bodies(motion: RobotMotion, geom_col: np.ndarray) -> np.ndarray:
+    """Per frame and collision geom: may it be a contact (its contact body is planted on that
+    frame); ``geom_col``: _geom_contact_body."""
+    mask = np.zeros((motion.num_frames, len(geom_col)), dtype=bool)
     ok = geom_col >= 0
-    mask[:, ok] = motion.contacts[:, geom_col[ok]]
+    mask[:, ok] = motion.contacts[:, geom_col[ok]]  # type: ignore[index]
     return mask
 
 
@@ -182,8 +175,10 @@ def inverse_dynamics(
     joint_w[act] = np.sqrt(s.torque_weight) / lim
     weights = np.diag(joint_w)
     full = np.zeros((nv, nv))
-    planted = _planted_bodies(tm, motion, s.use_mask)
-    contact_geom = _contact_geoms(tm, motion) if planted is not None else np.zeros(0, dtype=bool)
+    masked = s.use_mask and motion.contacts is not None and bool(motion.contact_bodies)
+    geom_col = _geom_contact_body(tm, motion) if masked else None
+    planted = None if geom_col is None else _planted_bodies(motion, geom_col)  # None: every geom may push
+    contact_geom = np.zeros(0, dtype=bool) if geom_col is None else geom_col >= 0
     floor_bodies: dict[int, int] = {}
     tol = s.mask_height_tol if planted is not None else s.height_tol
     body_of_geom = m.geom_bodyid[tm.collision_geoms]

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...robots.geometry import lowest_points
 from ...robots.robot import Robot
+from ...sim.feedback import foot_of_geoms
 from ...sim.gains import Gains, pd_gains
 from ...sim.model import TorqueModel, build_torque_model
 
@@ -157,29 +158,23 @@ def servo_model(
 
 
 def touching_feet(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> np.ndarray:
-    """Which feet touch the floor (an active MuJoCo contact of a geom of the foot body, or of its
-    parent when the foot body has no geometry) in each state qpos (K, nq) of a rollout. Taken from
-    the states themselves: replaying the controls open-loop from the first state does not give them
-    back (MuJoCo's solver warm start differs from the rollout's, and a galloping Go2 amplified that
-    to 14 cm after 6 s and 1.7 m after 8 s on dog_walk, where the contact mask then marked feet on
-    the floor as in flight). Shape: (K, len(feet)) bool."""
+    """Which feet touch the floor (an active MuJoCo contact of one of the foot's collision geoms,
+    kinemorph.sim.feedback.foot_of_geoms: a bare foot point's parent's) in each state qpos (K, nq)
+    of a rollout. Taken from the states themselves: replaying the controls open-loop from the first
+    state does not give them back (MuJoCo's solver warm start differs from the rollout's, and a
+    galloping Go2 amplified that to 14 cm after 6 s and 1.7 m after 8 s on dog_walk, where the
+    contact mask then marked feet on the floor as in flight). Shape: (K, len(feet)) bool."""
     m = sm.model
     d = mujoco.MjData(m)
     fl = sm.torque_model.floor_geom
-    body_of = {}
-    for leg, name in enumerate(feet):
-        b = m.body(name).id
-        if not any(m.geom_bodyid[g] == b for g in range(m.ngeom)):
-            b = int(m.body_parentid[b])
-        body_of[b] = leg
+    foot_of = foot_of_geoms(m, feet)
     out = np.zeros((qpos.shape[0], len(feet)), dtype=bool)
     for k in range(qpos.shape[0]):
         d.qpos[:] = qpos[k]
         mujoco.mj_fwdPosition(m, d)
         for c in d.contact[: d.ncon]:
             if c.exclude == 0 and fl in (c.geom1, c.geom2):
-                g = c.geom2 if c.geom1 == fl else c.geom1
-                foot = body_of.get(int(m.geom_bodyid[g]))
-                if foot is not None and c.dist <= c.includemargin:
+                foot = int(foot_of[c.geom2 if c.geom1 == fl else c.geom1])
+                if foot >= 0 and c.dist <= c.includemargin:
                     out[k, foot] = True
     return out
