@@ -12,7 +12,7 @@ from conftest import robot_or_skip
 from kinemorph.errors import KinemorphError
 from kinemorph.io import load, save
 from kinemorph.retarget import StmrConfig, retarget
-from kinemorph.sim import SimConfig, simulate
+from kinemorph.sim import SimConfig, run_simulation, simulate
 from test_quadruped import synthetic_trot
 
 QUICK = {"outer_evaluations": 1, "inner_iterations": 1, "final_iterations": 0, "verdict": False}
@@ -29,16 +29,35 @@ def trot(go2):  # type: ignore[no-untyped-def]
     return retarget(synthetic_trot(seconds=1.5), go2, engine="stmr", config=cfg)
 
 
-def test_own_controls_execute_the_motion_at_1_khz(go2, trot) -> None:  # type: ignore[no-untyped-def]
-    """The stored PD targets and feedback gains, run at the check's 1 kHz physics (the controls were
-    made at the control step), keep the robot on its own motion."""
-    rep = simulate(trot, go2)
-    assert trot.controls is not None and trot.controls.floor_timeconst is None  # the check's own floor
-    assert rep.controller == "own controls"
-    assert not rep.fell
-    assert rep.base_position_rms_m < 0.03
+def test_own_controls_give_the_rollout_back_on_its_physics(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    """The controls name the physics the rollout ran (its step, floor solimp and time constant);
+    replayed there with MuJoCo's position servos, as the rollout ran them, and with each receding-
+    horizon window continuing the last one's simulation (the solver's warm start included), they
+    give the output's states back to rounding."""
+    c = trot.controls
+    assert c is not None and c.physics_dt is not None and 0.0009 < c.physics_dt < 0.001
+    assert c.floor_timeconst == pytest.approx(0.02) and c.floor_solimp == (0.99, 0.99)
+    res = run_simulation(trot, go2)
+    rep = res.report
+    assert rep.controller.startswith("own controls on the floor they were made on")
+    assert "time constant 20 ms" in rep.controller and "step 0.925926 ms" in rep.controller
+    n = min(res.rollout.motion.num_frames, trot.num_frames)
+    err = np.linalg.norm(res.rollout.motion.qpos[:n] - trot.qpos[:n], axis=1)
+    assert not rep.fell and n == trot.num_frames
+    assert err.max() < 1e-6
     assert rep.torque_saturation_fraction <= 0.2
     assert "controller: own controls" in rep.summary()
+
+
+def test_own_controls_keep_the_motion_at_1_khz(go2, trot) -> None:  # type: ignore[no-untyped-def]
+    """The same PD targets and feedback gains run at the check's 1 kHz physics instead (another
+    step: no longer the rollout's arithmetic): the feedback keeps the robot on its own motion."""
+    other = dataclasses.replace(trot, controls=dataclasses.replace(trot.controls, physics_dt=None))
+    rep = simulate(other, go2)
+    assert "step 1 ms" in rep.controller
+    assert not rep.fell
+    assert 1e-5 < rep.base_position_rms_m < 0.03
+    assert rep.torque_saturation_fraction <= 0.2
 
 
 def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:  # type: ignore[no-untyped-def]
@@ -58,10 +77,8 @@ def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:
     assert own.max_penetration_m < 0.5 * simulate(trot, go2).max_penetration_m
     with pytest.raises(KinemorphError, match="floor_timeconst"):
         SimConfig(floor_timeconst=0.0)
-    # a motion made on the check's own floor, replayed on another: the verdict names it too
-    assert simulate(trot, go2, config=SimConfig(floor_timeconst=0.004)).controller == (
-        "own controls on a floor with a contact time constant of 4 ms"
-    )
+    # a motion made on MuJoCo's default floor, replayed on a stiffer one: the verdict names it too
+    assert "another floor than theirs (20 ms)" in simulate(trot, go2, config=SimConfig(floor_timeconst=0.004)).controller
 
 
 def test_the_tracking_replay_is_kept_for_motions_without_controls(go2, trot) -> None:  # type: ignore[no-untyped-def]
@@ -86,8 +103,10 @@ def test_an_npz_round_trip_keeps_the_controls(go2, trot, tmp_path) -> None:  # t
     assert b.dt == pytest.approx(c.dt)
     for name in ("values", "gains", "kp", "kd"):
         np.testing.assert_array_equal(getattr(b, name), getattr(c, name))
-    assert b.floor_timeconst == c.floor_timeconst
-    assert simulate(back, go2).controller == "own controls"
+    assert (b.floor_timeconst, b.physics_dt, b.floor_solimp) == (c.floor_timeconst, c.physics_dt, c.floor_solimp)
+    rep = simulate(back, go2)
+    assert rep.controller.startswith("own controls on the floor they were made on")
+    assert rep.base_position_rms_m < 1e-6
 
 
 def test_controls_that_do_not_fit_the_motion_are_refused(go2, trot) -> None:  # type: ignore[no-untyped-def]

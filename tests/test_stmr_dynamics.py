@@ -107,7 +107,9 @@ def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  #
         assert z["gains"].shape == slowed.controls.gains.shape
         assert float(z["control_dt"]) == pytest.approx(slowed.controls.dt)
         assert list(z["control_names"]) == list(slowed.controls.names)
-        assert "control_floor_timeconst" not in z  # made on the check's own floor (StmrConfig.floor_timeconst None)
+        # the physics the rollout ran: MuJoCo's default floor (StmrConfig.floor_timeconst None), its substep
+        assert float(z["control_floor_timeconst"]) == pytest.approx(0.02)
+        assert float(z["control_physics_dt"]) == pytest.approx(slowed.controls.physics_dt)
 
 
 @pytest.mark.slow

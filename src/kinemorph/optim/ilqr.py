@@ -108,6 +108,8 @@ class IlqrResult:
         reason: why it stopped.
         history: cost after each iteration (index 0: the initial rollout).
         seconds: wall time [s].
+        warm: MuJoCo's solver warm start (qacc_warmstart) before each control step and after the
+            last: a rollout from state k with warm[k] continues the simulation exactly. Shape: (T+1, nv).
     """
 
     qpos: np.ndarray
@@ -120,6 +122,7 @@ class IlqrResult:
     reason: str
     history: tuple[float, ...] = field(default=())
     seconds: float = 0.0
+    warm: np.ndarray | None = None
 
 
 class _Dynamics:
@@ -136,6 +139,7 @@ class _Dynamics:
             raise ConfigError(f"ilqr: physics needs substeps >= 1 and the same model, got {self.substeps} substeps")
         self.d = mujoco.MjData(model)
         self.cost = cost
+        self.warm0 = np.zeros(model.nv)
         self.nv, self.nu = model.nv, model.nu
         self.lo = np.where(model.actuator_ctrllimited, model.actuator_ctrlrange[:, 0], -np.inf)
         self.hi = np.where(model.actuator_ctrllimited, model.actuator_ctrlrange[:, 1], np.inf)
@@ -149,16 +153,17 @@ class _Dynamics:
         ref: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, k_ff: np.ndarray | None = None,
         gains: np.ndarray | None = None, step: float = 1.0,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:  # fmt: skip
-        """(qpos (T+1,nq), qvel, controls (T,nu), warm starts (T,nv), cost); with ``ref`` (qpos, qvel,
-        controls) the feedback law u = u_ref + step k + K (x - x_ref) is applied."""
+        """(qpos (T+1,nq), qvel, controls (T,nu), warm starts (T+1,nv), cost); with ``ref`` (qpos, qvel,
+        controls) the feedback law u = u_ref + step k + K (x - x_ref) is applied. MuJoCo's solver
+        warm start begins at ``self.warm0`` (zero: a fresh simulation)."""
         m, d, c = self.m, self.d, self.cost
         t = c.horizon
         qs = np.zeros((t + 1, m.nq))
         vs = np.zeros((t + 1, self.nv))
         us = np.zeros((t, self.nu))
-        warm = np.zeros((t, self.nv))
+        warm = np.zeros((t + 1, self.nv))
         d.qpos[:], d.qvel[:] = x0
-        d.qacc_warmstart[:] = 0.0
+        d.qacc_warmstart[:] = self.warm0
         d.time = 0.0
         mujoco.mj_forward(m, d)
         e = np.zeros(2 * self.nv)
@@ -185,6 +190,7 @@ class _Dynamics:
             if not (np.isfinite(d.qpos).all() and np.isfinite(d.qvel).all()):
                 return qs, vs, us, warm, float("inf")
         qs[t], vs[t] = d.qpos, d.qvel
+        warm[t] = d.qacc_warmstart
         self.dx(t, qs[t], vs[t], e)
         total += c.state_cost(t, e)
         if c.residual is not None:
@@ -275,6 +281,7 @@ def ilqr(
     warm_states: tuple[np.ndarray, np.ndarray] | None = None,
     callback: Callable[[IlqrIteration], None] | None = None,
     physics: tuple[mujoco.MjModel, int] | None = None,
+    warmstart: np.ndarray | None = None,
 ) -> IlqrResult:
     """Minimise ``cost`` over the controls (T, nu) from state x0 = (qpos (nq,), qvel (nv,)).
 
@@ -282,6 +289,8 @@ def ilqr(
     ``warm_states`` (qpos (T+1, nq), qvel (T+1, nv)) the first rollout applies that feedback law.
     ``callback`` receives an :class:`IlqrIteration` after every iteration. ``physics`` = (fine, n):
     every rollout simulates a control step as n steps of ``fine`` (module docstring).
+    ``warmstart`` (nv,): MuJoCo's solver warm start at x0 (an earlier result's ``warm[k]``, to continue
+    that simulation exactly; None: zero, a fresh one).
     """
     s = settings or IlqrSettings()
     start = time.perf_counter()
@@ -290,6 +299,8 @@ def ilqr(
     if u0.shape != (t, model.nu):
         raise ConfigError(f"ilqr: controls have shape {u0.shape}, expected {(t, model.nu)}")
     dyn = _Dynamics(model, cost, physics)
+    if warmstart is not None:
+        dyn.warm0 = np.array(warmstart, dtype=np.float64)
     if gains is not None and warm_states is not None:
         qs, vs, us, warm, j = dyn.rollout(x0, u0, (*warm_states, u0), np.zeros_like(u0), gains, 0.0)
     else:
@@ -346,5 +357,5 @@ def ilqr(
             callback(IlqrIteration(it, j, alpha, mu, improvement, time.perf_counter() - start))
     return IlqrResult(
         qpos=qs, qvel=vs, controls=us, gains=kfb, cost=j, iterations=it, converged=converged, reason=reason,
-        history=tuple(history), seconds=time.perf_counter() - start,
+        history=tuple(history), seconds=time.perf_counter() - start, warm=warm,
     )  # fmt: skip

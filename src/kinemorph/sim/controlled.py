@@ -5,7 +5,8 @@ A motion made by a controller in simulation comes with what produced it. Two kin
 
 - "pd_targets" (STMR's iLQR): per control step k a PD target u_k for every servo and
   time-varying feedback gains K_k on the tangent state error; each servo applies
-  ``tau = clip(kp (u - q) - kd v, -limit, limit)``, ``u = clip(u_k + K_k dx, joint range)``;
+  ``tau = clip(kp (u - q) - kd v, -limit, limit)``, ``u = clip(u_k + K_k dx, joint range)``, as
+  MuJoCo's position servo (servo.py, the servos STMR's rollouts run);
 - "torques" (the walking controller's): per control step the motor torques u_k, with joint PD
   feedback around the recorded state, ``tau = clip(u_k + kp (q_k - q) + kd (v_k - v), -limit, limit)``.
 
@@ -33,6 +34,7 @@ from ..robots.robot_motion import Controls, RobotMotion
 from .feedback import floor_contacts, foot_of_geoms
 from .model import TorqueModel
 from .replay import LOADED, Rollout, _captured_warnings, _warned, _warning_text
+from .servo import make_servos
 
 CONTROL_KINDS = ("pd_targets", "torques")
 
@@ -118,11 +120,14 @@ def replay_controls(
     kp[order], kd[order] = c.kp, c.kd
     m = copy.deepcopy(tm.model)
     dt = float(m.opt.timestep)
-    m.dof_damping[tm.act_dof] += kd  # -kd v, integrated implicitly
-    m.actuator_ctrllimited[:] = 0
-    m.actuator_forcelimited[:] = 0
-    m.jnt_actfrclimited[:] = 0
     lim = tm.torque_limit
+    if torques:
+        m.dof_damping[tm.act_dof] += kd  # -kd v, integrated implicitly
+        m.actuator_ctrllimited[:] = 0
+        m.actuator_forcelimited[:] = 0
+        m.jnt_actfrclimited[:] = 0
+    else:  # MuJoCo's position servos, as the controls' maker ran them (servo.py)
+        make_servos(m, kp, kd, lim)
     jnt = m.actuator_trnid[:, 0]
     lo = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 0], -np.inf)
     hi = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 1], np.inf)
@@ -162,14 +167,18 @@ def replay_controls(
                 u = u_all[k] if gains is None else u_all[k] + gains[k] @ dx
                 u = u + kd * vref[k, vadr] if torques else np.clip(u, lo, hi)
                 k_cur = k
-            damp = kd * d.qvel[vadr]  # -kd v is integrated implicitly through the joint damping
-            tau = u + kp * (qref[k_cur, qadr] - d.qpos[qadr]) if torques else kp * (u - d.qpos[qadr])
-            clipped = np.clip(tau, damp - lim, damp + lim)
-            hit = clipped != tau
+            damp = kd * d.qvel[vadr]  # -kd v: the joint damping's (torques) or the servo's (PD targets)
+            if torques:
+                tau = u + kp * (qref[k_cur, qadr] - d.qpos[qadr])
+                clipped = np.clip(tau, damp - lim, damp + lim)
+                hit = clipped != tau
+                d.ctrl[:] = clipped
+            else:  # the servo clamps kp (u - q) - kd v at the limit itself
+                hit = np.abs(kp * (u - d.qpos[qadr]) - damp) > lim
+                d.ctrl[:] = u
             if hit.any():
                 sat_count += hit
                 sat_any += 1
-            d.ctrl[:] = clipped
             mujoco.mj_step(m, d)
             steps += 1
             if (s + 1) * dt * motion.fps + 1e-6 < frame:
@@ -178,7 +187,7 @@ def replay_controls(
                 diverged_at, why = (s + 1) * dt, _warning_text(d, texts)
                 break
             out_q[frame] = d.qpos
-            out_tau[frame] = d.ctrl - kd * d.qvel[vadr]
+            out_tau[frame] = d.ctrl - kd * d.qvel[vadr] if torques else d.actuator_force
             out_cf[frame], out_slip[frame], out_feet[frame] = floor_contacts(
                 m, tm.floor_geom, d, foot_of, loaded, len(tm.robot.feet)
             )

@@ -138,6 +138,10 @@ def _add_loader_bodies(spec: mujoco.MjSpec, robot: Robot) -> None:
             spec.body(parent).add_body(name=name, pos=m.body_pos[b].copy(), quat=m.body_quat[b].copy())
 
 
+MIN_STEP, MAX_STEP = 1e-4, 0.005
+"""[s] The physics steps a torque-controlled copy may be built with."""
+
+
 def build_torque_model(
     robot: Robot,
     *,
@@ -160,8 +164,8 @@ def build_torque_model(
         friction: floor friction coefficient (the contact cone's mu).
         meshes: keep mesh collision geoms (slower contacts, falls hit the floor with links).
     """
-    if not 1e-4 <= timestep <= 0.005:
-        raise ConfigError(f"sim timestep must be in [0.0001, 0.005] s, got {timestep}")
+    if not MIN_STEP <= timestep <= MAX_STEP:
+        raise ConfigError(f"sim timestep must be in [{MIN_STEP}, {MAX_STEP}] s, got {timestep}")
     if not 0.05 <= friction <= 3.0:
         raise ConfigError(f"sim friction must be in [0.05, 3], got {friction}")
     where = f"robot {robot.name} ({robot.path})"

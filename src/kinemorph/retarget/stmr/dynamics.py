@@ -34,6 +34,7 @@ from ...robots.robot import Robot
 from ...sim.feedback import foot_of_geoms
 from ...sim.gains import Gains, pd_gains
 from ...sim.model import TorqueModel, build_torque_model
+from ...sim.servo import make_servos
 
 
 @dataclass(frozen=True)
@@ -126,28 +127,13 @@ def servo_model(
         jg = replace(jg, kd=np.full(tm.model.nu, kd))
     m = tm.model  # the sim copy is ours: build_torque_model compiles a new one each call
     m.opt.timestep = dt
-    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     fl = tm.floor_geom
     m.geom_margin[fl] = floor_margin
     if floor_solimp is not None:
         m.geom_solimp[fl, :2] = floor_solimp
     timeconst = float(m.geom_solref[fl, 0]) if floor_timeconst is None else floor_timeconst
     m.geom_solref[fl, 0] = max(timeconst, 2 * dt)
-    qidx = np.zeros(m.nu, dtype=np.int64)
-    for i in range(m.nu):
-        j = int(m.actuator_trnid[i, 0])
-        qidx[i] = m.jnt_qposadr[j]
-        m.actuator_gaintype[i] = mujoco.mjtGain.mjGAIN_FIXED
-        m.actuator_biastype[i] = mujoco.mjtBias.mjBIAS_AFFINE
-        m.actuator_gainprm[i, :] = 0.0
-        m.actuator_gainprm[i, 0] = jg.kp[i]
-        m.actuator_biasprm[i, :] = 0.0
-        m.actuator_biasprm[i, 1:3] = -jg.kp[i], -jg.kd[i]
-        m.actuator_ctrllimited[i] = 1
-        m.actuator_ctrlrange[i] = m.jnt_range[j] if m.jnt_limited[j] else (-np.pi, np.pi)
-        lim = float(tm.torque_limit[i])
-        m.actuator_forcelimited[i] = int(np.isfinite(lim))
-        m.actuator_forcerange[i] = (-lim, lim) if np.isfinite(lim) else (0.0, 0.0)
+    qidx = make_servos(m, jg.kp, jg.kd, tm.torque_limit)
     n = max(1, round(dt / physics_dt)) if physics_dt > 0 else 1
     fine = m
     if n > 1:

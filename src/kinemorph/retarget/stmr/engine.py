@@ -28,6 +28,7 @@ from ...motion.motion import Motion
 from ...progress import Progress, report
 from ...robots.robot import Robot
 from ...robots.robot_motion import Controls, Keypoints, RobotMotion
+from ...sim.model import MAX_STEP as MAX_SIM_STEP
 from ...sim.simulate import SimConfig
 from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
@@ -78,7 +79,7 @@ def _verdict(motion: RobotMotion, robot: Robot) -> dict[str, object]:
 
 
 def _output(  # type: ignore[no-untyped-def]
-    robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, ...], sm, timeconst: float | None
+    robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, ...], sm
 ) -> RobotMotion:
     fps = motion.fps
     dt = tr.warp.dt
@@ -97,9 +98,14 @@ def _output(  # type: ignore[no-untyped-def]
     m = sm.model
     names = tuple(m.joint(int(m.actuator_trnid[i, 0])).name for i in range(m.nu))
     states = np.hstack([tr.inner.qpos, tr.inner.qvel])
+    # the physics the rollout ran (its step and floor): replayed there, the controls give its states back
+    # (a step over kinemorph.sim's 5 ms bound, StmrConfig.physics_dt 0: the check's own step)
+    timeconst = float(sm.physics.geom_solref[sm.torque_model.floor_geom, 0])
+    step = float(sm.physics.opt.timestep)
     controls = Controls(
-        "pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states, floor_timeconst=timeconst
-    )
+        "pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states,
+        physics_dt=step if step <= MAX_SIM_STEP else None, floor_solimp=FLOOR_SOLIMP, floor_timeconst=timeconst,
+    )  # fmt: skip
     return RobotMotion.from_qpos(
         robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=feet, controls=controls
     )
@@ -172,7 +178,7 @@ def solve_stmr(
         def judge(candidate: TemporalResult) -> ReplayScore:
             from ...sim import simulate
 
-            out = _output(robot, motion, candidate, feet, sm, cfg.floor_timeconst)
+            out = _output(robot, motion, candidate, feet, sm)
             rep = simulate(out, robot)
             length = max((out.num_frames - 1) / out.fps, 1e-9)
             rest = max(0.0, 1.0 - float(rep.time_to_fall_s or 0.0) / length) if rep.fell else 0.0
@@ -187,7 +193,7 @@ def solve_stmr(
         )  # fmt: skip
         report(progress, total, total)
         t3 = time.perf_counter()
-        result = _output(robot, motion, tr, feet, sm, cfg.floor_timeconst)
+        result = _output(robot, motion, tr, feet, sm)
         seconds = t3 - t0
         info.update(
             alpha=[float(a) for a in tr.alpha], segment_bounds=[int(b) for b in bounds],

@@ -10,8 +10,10 @@ is free, only corrections on top of it cost.
 
 The horizon is solved receding-horizon style: iLQR over a window of ``window_s`` from the
 committed state, its first ``commit_s`` committed, the rest warm-starting the next window. The
-whole result is one rollout of the dynamics (feasible by construction); its controls and feedback
-gains are kept for the output.
+whole result is one rollout of the dynamics (feasible by construction): each window's rollout
+continues the committed simulation, MuJoCo's solver warm start included, so that the controls
+replayed on the same physics (kinemorph.sim, on the model the output's controls name) give its
+states back. Its controls and feedback gains are kept for the output.
 """
 
 from __future__ import annotations
@@ -192,6 +194,7 @@ def solve_inner(
     u_out = np.array(init_controls, dtype=np.float64, copy=True)
     k_out = np.zeros((steps, sm.model.nu, 2 * sm.model.nv))
     x = (qref[0].copy(), vref[0].copy())
+    warm = np.zeros(sm.model.nv)
     q_out[0], v_out[0] = x
     settings = IlqrSettings(max_iterations=iterations, tolerance=1e-3, mu_init=1000.0, mu_min=100.0)
     total_iters = 0
@@ -204,7 +207,7 @@ def solve_inner(
         if residual is not None and hasattr(residual, "offset"):
             residual.offset = a  # its step index runs over the whole horizon
         tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra, residual)
-        res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings, physics=(sm.physics, sm.substeps))
+        res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings, physics=(sm.physics, sm.substeps), warmstart=warm)
         n = b - a
         q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]
         u_out[a:c] = res.controls  # the rest of the window warm-starts the next solve
@@ -214,6 +217,7 @@ def solve_inner(
             err = np.linalg.norm(res.qpos[n, :3] - qref[b, :3])
             print(f"DBG {a} {b} {res.iterations} {res.reason} {res.history[0]:.1f}->{res.cost:.1f} err {err:.3f}")
         x = (res.qpos[n].copy(), res.qvel[n].copy())
+        warm = res.warm[n].copy()  # the committed steps are one simulation (kinemorph.sim's replay reproduces it)
         a = b
         if on_window is not None:
             on_window(b, steps)

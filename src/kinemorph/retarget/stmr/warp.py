@@ -69,9 +69,12 @@ class Warp:
         a = np.asarray(alpha, dtype=np.float64)
         src = bounds / fps  # source times of the boundaries
         ctrl = np.concatenate([[0.0], np.cumsum(a * np.diff(src))])  # control times of the boundaries
-        k = max(1, round(ctrl[-1] / dt))
-        t = np.arange(k + 1) * dt * (ctrl[-1] / (k * dt))  # the last step lands on the clip's end
-        return cls(a, np.asarray(bounds), dt * ctrl[-1] / (k * dt), np.interp(t, ctrl, src))
+        # the step stays dt, the rollout's physics step times its substeps (a stretched step would
+        # put the controls' clock off the physics': their replay would switch controls between
+        # physics steps the rollout did not); the last step ends within one step after the clip's
+        # end, the clip's last frame held there
+        k = max(1, int(np.ceil(ctrl[-1] / dt - 1e-9)))
+        return cls(a, np.asarray(bounds), dt, np.interp(np.arange(k + 1) * dt, ctrl, src))
 
     def frames(self, fps: float) -> np.ndarray:
         """Source frame (float) of each control step. Shape: (K + 1,)."""
