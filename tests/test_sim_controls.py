@@ -78,7 +78,8 @@ def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:
     with pytest.raises(KinemorphError, match="floor_timeconst"):
         SimConfig(floor_timeconst=0.0)
     # a motion made on MuJoCo's default floor, replayed on a stiffer one: the verdict names it too
-    assert "another floor than theirs (20 ms)" in simulate(trot, go2, config=SimConfig(floor_timeconst=0.004)).controller
+    stiffer = simulate(trot, go2, config=SimConfig(floor_timeconst=0.004))
+    assert "another floor than theirs (20 ms)" in stiffer.controller
 
 
 def test_the_tracking_replay_is_kept_for_motions_without_controls(go2, trot) -> None:  # type: ignore[no-untyped-def]
