@@ -217,7 +217,8 @@ def solve_inner(
             err = np.linalg.norm(res.qpos[n, :3] - qref[b, :3])
             print(f"DBG {a} {b} {res.iterations} {res.reason} {res.history[0]:.1f}->{res.cost:.1f} err {err:.3f}")
         x = (res.qpos[n].copy(), res.qvel[n].copy())
-        warm = res.warm[n].copy()  # the committed steps are one simulation (kinemorph.sim's replay reproduces it)
+        # the committed steps are one simulation (kinemorph.sim's replay reproduces it)
+        warm = np.array(res.warm[n]) if res.warm is not None else np.zeros(sm.model.nv)
         a = b
         if on_window is not None:
             on_window(b, steps)
