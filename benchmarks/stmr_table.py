@@ -5,10 +5,11 @@
 For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check: STMR's
 output with its own controls, the others with the tracking replay; all on the floor STMR's
 rollouts are made on, StmrConfig.floor_timeconst) and one Markdown row printed:
-verdict, controller, fell (at), base rms, torque saturation, residual, slip in the replay (all
-contacts, and planted feet alone: kinemorph.sim's planted_foot_slip_cm_s), the
-output's foot slip, penetration and joint jumps (kinemorph.quality), STMR's rollout against its
-targets, alpha, duration and time. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
+verdict, controller, fell (at), base rms (and, for controls, that of the same controls replayed at
+the check's own 1 kHz instead of the physics they name: a robustness check), torque saturation,
+residual, slip in the replay (all contacts, and planted feet alone: kinemorph.sim's
+planted_foot_slip_cm_s), the output's foot slip, penetration and joint jumps (kinemorph.quality),
+STMR's rollout against its targets, alpha, duration and time. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 
@@ -44,13 +46,19 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
             save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz", force=True)
         v = simulate(res, robot, config=SimConfig(floor_timeconst=StmrConfig().floor_timeconst))
         q = evaluate(res, robot)
+        at_1khz = "-"
+        if res.controls is not None:  # the same controls at the check's own 1 kHz: a robustness check
+            other = replace(res, controls=replace(res.controls, physics_dt=None))
+            k = simulate(other, robot)
+            at_1khz = (f"fell {k.time_to_fall_s:.2f} s, " if k.fell else "") + f"{100 * k.base_position_rms_m:.1f}"
+
         fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
         alpha = " ".join(f"{a:.2f}" for a in res.info.get("alpha", [])) or "-"
         track = res.info.get("tracking_base_rms_m")
         rollout = "-" if track is None else f"{100 * track:.1f}{'' if res.info.get('upright') else ' tipped'}"
         out.append(
             f"| {robot_name} | {clip.name} | {stage} | {'feasible' if v.feasible else 'infeasible'} | "
-            f"{v.controller.split(' on the floor')[0]} | {fell} | {100 * v.base_position_rms_m:.1f} | "
+            f"{v.controller.split(' on the floor')[0]} | {fell} | {100 * v.base_position_rms_m:.1f} | {at_1khz} | "
             f"{100 * v.torque_saturation_fraction:.0f} | {100 * v.residual_force_mean_fraction:.0f} | "
             f"{v.contact_slip_cm_s:.1f} | {v.planted_foot_slip_cm_s:.1f} | {q.foot_slip_mean_cm_s:.2f} | "
             f"{q.penetration_p95_cm:.2f} | {q.joint_jump_frames} | {rollout} | {alpha} | "
@@ -67,12 +75,13 @@ def main() -> None:
     ap.add_argument("--save", type=Path, default=None, help="folder to save each output in (ROBOT_CLIP_STAGE.npz)")
     args = ap.parse_args()
     print(
-        "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | saturation [% steps] "
+        "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
+        "| saturation [% steps] "
         "| residual mean [% weight] | slip in sim [cm/s] | planted slip in sim [cm/s] | foot slip [cm/s] "
         "| penetration p95 [cm] | joint jumps "
         "| rollout vs targets [cm] | alpha | duration [s] | time [s] |"
     )
-    print("|---" * 18 + "|")
+    print("|---" * 19 + "|")
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
     for robot in args.robots:
         for clip in args.clips:

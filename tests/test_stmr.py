@@ -12,7 +12,7 @@ from kinemorph.io import save
 from kinemorph.quality import evaluate
 from kinemorph.retarget import StmrConfig, retarget
 from kinemorph.retarget.stmr.contacts_file import read_contacts
-from kinemorph.retarget.stmr.spatial import exit_velocity, flight_frames
+from kinemorph.retarget.stmr.spatial import exit_velocity, flight_frames, landing_climb
 from kinemorph.retarget.stmr.warp import Warp, interpolate_qpos, segment_bounds, warp_contacts
 from test_quadruped import synthetic_trot
 
@@ -64,6 +64,24 @@ def test_exit_velocity_of_a_parabola_is_exact() -> None:
     p = np.stack([0.5 * t, 0 * t, 0.3 + 1.2 * t - 4.905 * t**2], axis=1)
     v = exit_velocity(p, dt)
     np.testing.assert_allclose(v, [0.5, 0.0, 1.2 - 9.81 * t[-1]], atol=1e-9)
+
+
+def test_a_flight_lands_at_the_landing_frames_height() -> None:
+    """The base stepped frame by frame under gravity from the take-off speed landing_climb gives
+    (frames 10-19 a flight, 20 the landing) reaches the IK's height on the landing frame, whatever
+    the take-off height."""
+    fps, dt = 120.0, 1 / 120.0
+    flight = np.zeros(40, dtype=bool)
+    flight[10:20] = True
+    ik_z = np.full(40, 0.31)
+    for z0 in (0.31, 0.35, 0.28):
+        v = landing_climb(z0, ik_z, flight, 10, dt)
+        z = z0
+        for _ in range(10, 21):  # the ten flight frames, then the landing frame's step
+            v -= 9.81 * dt
+            z += v * dt
+        assert z == pytest.approx(0.31, abs=1e-9)
+    assert landing_climb(0.31, ik_z, flight, 10, dt) > 0  # it climbs, then falls back
 
 
 def test_flights_need_a_falling_base() -> None:
