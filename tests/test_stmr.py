@@ -70,7 +70,7 @@ def test_a_flight_lands_at_the_landing_frames_height() -> None:
     """The base stepped frame by frame under gravity from the take-off speed landing_climb gives
     (frames 10-19 a flight, 20 the landing) reaches the IK's height on the landing frame, whatever
     the take-off height."""
-    fps, dt = 120.0, 1 / 120.0
+    dt = 1 / 120.0
     flight = np.zeros(40, dtype=bool)
     flight[10:20] = True
     ik_z = np.full(40, 0.31)
