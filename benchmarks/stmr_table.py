@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 
-def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
+def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | None = None) -> list[str]:
     from kinemorph.motion import load_motion
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
@@ -33,8 +33,8 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
     out = []
     for stage, engine, cfg in (
         ("natural", "quadruped", QuadrupedConfig()),
-        ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False)),
-        ("STMR", "stmr", StmrConfig(verdict=False)),
+        ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False, floor_timeconst=floor)),
+        ("STMR", "stmr", StmrConfig(verdict=False, floor_timeconst=floor)),
     ):
         start = time.perf_counter()
         res = retarget(motion, robot, engine=engine, config=cfg)
@@ -44,7 +44,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None) -> list[str]:
 
             save.mkdir(parents=True, exist_ok=True)
             save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz", force=True)
-        v = simulate(res, robot, config=SimConfig(floor_timeconst=StmrConfig().floor_timeconst))
+        v = simulate(res, robot, config=SimConfig(floor_timeconst=floor))
         q = evaluate(res, robot)
         at_1khz = "-"
         if res.controls is not None:  # the same controls at the check's own 1 kHz: a robustness check
@@ -73,6 +73,12 @@ def main() -> None:
     ap.add_argument("--clips", nargs="+", default=["dog_walk.bvh", "dog_idle.bvh"])
     ap.add_argument("--robots", nargs="+", default=["unitree_go2", "unitree_a1"])
     ap.add_argument("--save", type=Path, default=None, help="folder to save each output in (ROBOT_CLIP_STAGE.npz)")
+    ap.add_argument(
+        "--floor-timeconst",
+        type=float,
+        default=None,
+        help="the floor's contact time constant [s] for STMR's rollouts and every replay (None: MuJoCo's)",
+    )
     args = ap.parse_args()
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
@@ -85,7 +91,7 @@ def main() -> None:
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
     for robot in args.robots:
         for clip in args.clips:
-            rows(data / clip, robot, args.save)
+            rows(data / clip, robot, args.save, args.floor_timeconst)
 
 
 if __name__ == "__main__":
