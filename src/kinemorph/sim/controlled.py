@@ -129,8 +129,7 @@ def replay_controls(
     else:  # MuJoCo's position servos, as the controls' maker ran them (servo.py)
         make_servos(m, kp, kd, lim)
     jnt = m.actuator_trnid[:, 0]
-    lo = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 0], -np.inf)
-    hi = np.where(m.jnt_limited[jnt].astype(bool), m.jnt_range[jnt, 1], np.inf)
+    lo, hi = m.actuator_ctrlrange[:, 0].copy(), m.actuator_ctrlrange[:, 1].copy()  # the servos' own range
     qadr = m.jnt_qposadr[jnt]
     vadr = tm.act_dof
     if c.states is not None:

@@ -100,11 +100,12 @@ def _output(  # type: ignore[no-untyped-def]
     states = np.hstack([tr.inner.qpos, tr.inner.qvel])
     # the physics the rollout ran (its step and floor): replayed there, the controls give its states back
     # (a step over kinemorph.sim's 5 ms bound, StmrConfig.physics_dt 0: the check's own step)
-    timeconst = float(sm.physics.geom_solref[sm.torque_model.floor_geom, 0])
-    step = float(sm.physics.opt.timestep)
+    fl, step = sm.torque_model.floor_geom, float(sm.physics.opt.timestep)
+    solimp = (float(sm.physics.geom_solimp[fl, 0]), float(sm.physics.geom_solimp[fl, 1]))
     controls = Controls(
         "pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states,
-        physics_dt=step if step <= MAX_SIM_STEP else None, floor_solimp=FLOOR_SOLIMP, floor_timeconst=timeconst,
+        physics_dt=step if step <= MAX_SIM_STEP else None, floor_solimp=solimp,
+        floor_timeconst=float(sm.physics.geom_solref[fl, 0]),
     )  # fmt: skip
     return RobotMotion.from_qpos(
         robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=feet, controls=controls
