@@ -1,6 +1,6 @@
 """STMR's temporal-stage cost pieces: the joint-speed floor on alpha, the contact-implicit floor
-slip residual (stmr/floor_cost.py), the body clearance residual (stmr/clearance_cost.py) and
-iLQR's residual cost on the trajectory itself."""
+slip residual (stmr/floor_cost.py), the body clearance residual (stmr/clearance_cost.py), the
+servo torque residual (stmr/torque_cost.py) and iLQR's residual costs on the trajectory itself."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from kinemorph.retarget.stmr.clearance_cost import BodyClearanceResidual, body_g
 from kinemorph.retarget.stmr.dynamics import servo_model
 from kinemorph.retarget.stmr.floor_cost import FloorSlipResidual, foot_sphere
 from kinemorph.retarget.stmr.temporal import speed_floor
+from kinemorph.retarget.stmr.torque_cost import TorqueResidual
 
 
 @pytest.fixture(scope="module")
@@ -184,3 +185,60 @@ def test_body_clearance_residual_prices_legs_near_the_floor_and_never_the_feet(g
     assert r2.size == r.size and np.allclose(r2 - r, 1e3 * 1e-4, atol=1e-9)
     with pytest.raises(ValueError):
         BodyClearanceResidual(m, geoms, weight=-1.0, clearance=0.02)
+
+
+def test_ilqr_control_residual_is_optimised_with_its_cross_terms() -> None:
+    """A slider with a residual of state and control, r = 3 (u + 2 x + v) (a servo's torque has
+    this form): iLQR reaches the optimum that a direct minimisation over the controls finds."""
+    from scipy.optimize import minimize
+
+    xml = """<mujoco><option timestep="0.05" gravity="0 0 0" integrator="Euler"/><worldbody>
+      <body><joint name="x" type="slide" axis="1 0 0"/><geom type="box" size=".1 .1 .1" mass="1"/></body></worldbody>
+      <actuator><motor joint="x" ctrllimited="true" ctrlrange="-5 5"/></actuator></mujoco>"""
+    m = mujoco.MjModel.from_xml_string(xml)
+    t = 30
+    wx = np.full((t + 1, 2), 0.1)
+    wx[-1] = 100.0
+    cost = TrackingCost(
+        qpos=np.full((t + 1, 1), 1.0), qvel=np.zeros((t + 1, 1)), state_weight=wx, controls=np.zeros((t, 1)),
+        control_weight=np.full((t, 1), 0.01),
+        control_residual=lambda k, q, v, u: (3.0 * (u + 2.0 * q + v), np.array([[6.0, 3.0]]), np.array([[3.0]])),
+    )  # fmt: skip
+    x0 = (np.zeros(1), np.zeros(1))
+    res = ilqr(m, x0, np.zeros((t, 1)), cost, settings=IlqrSettings(max_iterations=50, tolerance=1e-12))
+    direct = minimize(
+        lambda u: ilqr(m, x0, u.reshape(t, 1), cost, settings=IlqrSettings(max_iterations=0)).cost,
+        np.zeros(t), method="L-BFGS-B", bounds=[(-5, 5)] * t, options={"ftol": 1e-14, "gtol": 1e-10},
+    )  # fmt: skip
+    assert res.cost == pytest.approx(direct.fun, rel=1e-5)
+    plain = ilqr(m, x0, np.zeros((t, 1)), TrackingCost(cost.qpos, cost.qvel, wx, cost.controls, cost.control_weight),
+                 settings=IlqrSettings(max_iterations=50, tolerance=1e-12))  # fmt: skip
+    assert np.abs(plain.controls - res.controls).max() > 0.1  # the residual changes the answer
+
+
+def test_torque_residual_prices_only_torque_over_the_margin(go2) -> None:  # type: ignore[no-untyped-def]
+    sm, _, q = _foot_on_floor(go2)
+    m = sm.model
+    res = TorqueResidual(sm, weight=100.0, margin=0.9)
+    v = np.zeros(m.nv)
+    u = q[sm.qpos_index].copy()
+    r, jx, ju = res(0, q, v, u)
+    assert r.size == 0 and jx.shape == (0, 2 * m.nv) and ju.shape == (0, m.nu)  # no torque: no pull
+    i = 2  # a calf: its torque 1.2 x its limit
+    u[i] += 1.2 * sm.torque_limit[i] / sm.kp[i]
+    r, jx, ju = res(0, q, v, u)
+    assert r.shape == (1,) and r[0] == pytest.approx(10.0 * 0.3)  # sqrt(w) (1.2 - 0.9)
+    u2 = u.copy()
+    u2[i] -= 1e-4
+    q2 = q.copy()
+    q2[sm.qpos_index[i]] += 1e-4
+    v2 = v.copy()
+    v2[m.jnt_dofadr[m.actuator_trnid[i, 0]]] += 1e-3
+    assert res(0, q, v, u2)[0][0] - r[0] == pytest.approx(-1e-4 * ju[0, i], rel=1e-6)
+    dof = m.jnt_dofadr[m.actuator_trnid[i, 0]]
+    assert res(0, q2, v, u)[0][0] - r[0] == pytest.approx(1e-4 * jx[0, dof], rel=1e-6)
+    assert res(0, q, v2, u)[0][0] - r[0] == pytest.approx(1e-3 * jx[0, m.nv + dof], rel=1e-6)
+    u[i] = q[sm.qpos_index[i]] - 1.2 * sm.torque_limit[i] / sm.kp[i]  # the other way: a negative residual
+    assert res(0, q, v, u)[0][0] == pytest.approx(-3.0)
+    with pytest.raises(ValueError):
+        TorqueResidual(sm, weight=1.0, margin=0.0)

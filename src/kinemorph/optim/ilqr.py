@@ -30,9 +30,10 @@ import mujoco
 import numpy as np
 
 from ..errors import ConfigError
-from .ilqr_cost import StateResidual, TrackingCost
+from .ilqr_cost import ControlResidual, StateResidual, TrackingCost
 
 __all__ = [
+    "ControlResidual",
     "IlqrIteration",
     "IlqrResult",
     "IlqrSettings",
@@ -183,6 +184,8 @@ class _Dynamics:
             total += c.state_cost(k, e) + 0.5 * float(du @ (c.control_weight[k] * du))
             if c.residual is not None:
                 total += 0.5 * float(np.sum(c.residual(k, qs[k], vs[k])[0] ** 2))
+            if c.control_residual is not None:
+                total += 0.5 * float(np.sum(c.control_residual(k, qs[k], vs[k], us[k])[0] ** 2))
             warm[k] = d.qacc_warmstart
             d.ctrl[:] = us[k]
             for _ in range(self.substeps):
@@ -246,6 +249,11 @@ def _backward(
         qxx = lxx + ak.T @ vxx @ ak
         quu = np.diag(c.control_weight[k]) + bk.T @ vb
         qux = vb.T @ ak
+        if c.control_residual is not None:
+            r, jx, ju = c.control_residual(k, qs[k], vs[k], us[k])
+            if r.size:
+                qx, qu = qx + jx.T @ r, qu + ju.T @ r
+                qxx, quu, qux = qxx + jx.T @ jx, quu + ju.T @ ju, qux + ju.T @ jx
         quu_reg = quu + mu * np.eye(nu)
         lower, upper = dyn.lo - us[k], dyn.hi - us[k]
         res[:] = kff[k + 1] if k + 1 < t else 0.0

@@ -18,6 +18,18 @@ class StateResidual(Protocol):
         ...
 
 
+class ControlResidual(Protocol):
+    """A residual r_k(q, v, u) of the state and the control evaluated on the trajectory (e.g. a
+    servo's torque over its motor's limit): cost 1/2 |r|^2 per step, Gauss-Newton terms from
+    J_x = dr/dx (tangent space) and J_u = dr/du."""
+
+    def __call__(
+        self, k: int, qpos: np.ndarray, qvel: np.ndarray, u: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(r (m,), J_x (m, 2 nv), J_u (m, nu)) at step k, state (qpos, qvel) and control u (nu,)."""
+        ...
+
+
 @dataclass(frozen=True)
 class TrackingCost:
     """Weighted tracking cost over a horizon of T control steps, in the state's tangent space.
@@ -28,7 +40,8 @@ class TrackingCost:
     residuals linearised at the reference (e.g. a planted foot's position and velocity,
     r = J_foot dx, P = w J'J), which a diagonal weight cannot express; and with ``residual`` also
     1/2 |r_k(q_k, v_k)|^2, evaluated on the trajectory (e.g. a foot's speed while it is on the
-    floor, wherever and whenever the rollout puts it down).
+    floor, wherever and whenever the rollout puts it down); with ``control_residual`` also
+    1/2 |r_k(q_k, v_k, u_k)|^2 per control step.
 
     Attributes:
         qpos: reference positions. Shape: (T+1, nq).
@@ -39,6 +52,7 @@ class TrackingCost:
         state_hessian: extra symmetric positive semidefinite weight per step on dx, or None.
             Shape: (T+1, 2 nv, 2 nv).
         residual: a :class:`StateResidual`, or None.
+        control_residual: a :class:`ControlResidual`, or None.
     """
 
     qpos: np.ndarray
@@ -48,6 +62,7 @@ class TrackingCost:
     control_weight: np.ndarray
     state_hessian: np.ndarray | None = None
     residual: StateResidual | None = None
+    control_residual: ControlResidual | None = None
 
     def state_cost(self, k: int, e: np.ndarray) -> float:
         """1/2 dx' (W + P) dx at step k."""

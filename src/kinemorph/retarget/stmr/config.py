@@ -97,6 +97,10 @@ class StmrConfig(IkSettings):
             coming closer than ``body_clearance`` to the floor on the rollout (stmr/clearance_cost.py:
             only the feet may push on the floor) [1/m^2]; 0: off.
         body_clearance: height above the floor under which that cost sets in [m].
+        torque_weight: iLQR weight on a servo's torque over ``torque_margin`` of its motor's limit,
+            in units of the limit, at each control step's start (stmr/torque_cost.py: the verdict
+            fails a replay whose motors sit at their limits in more than 20% of its steps); 0: off.
+        torque_margin: share of the limit where that cost sets in, in (0, 1].
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
         seed: seed of the outer optimiser.
@@ -155,6 +159,8 @@ class StmrConfig(IkSettings):
     joint_speed_weight: float = 1000.0
     clearance_weight: float = 0.0
     body_clearance: float = 0.02
+    torque_weight: float = 100.0
+    torque_margin: float = 0.9
     duration_weight: float = 0.2
     seed: int = 0
     verdict: bool = True
@@ -189,7 +195,7 @@ class StmrConfig(IkSettings):
             "foot_weight", "knee_weight", "hip_weight", "base_track_weight", "base_rot_weight",
             "joint_track_weight", "velocity_weight", "effort_weight", "duration_weight", "foot_track_weight",
             "foot_velocity_weight", "foot_landing_weight", "foot_swing_weight", "floor_slip_weight",
-            "contact_point_weight", "landing_speed", "landing_decel",
+            "contact_point_weight", "landing_speed", "landing_decel", "torque_weight",
         ):  # fmt: skip
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)}")
@@ -208,6 +214,8 @@ class StmrConfig(IkSettings):
                 f"need clearance_weight >= 0 and body_clearance in [0, 0.1] m, got {self.clearance_weight}, "
                 f"{self.body_clearance}"
             )
+        if not 0 < self.torque_margin <= 1:
+            raise ConfigError(f"torque_margin must be in (0, 1], got {self.torque_margin}")
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
         if self.floor_timeconst is not None and not 0 < self.floor_timeconst <= 0.1:

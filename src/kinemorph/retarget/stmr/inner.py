@@ -6,7 +6,9 @@ the joint ranges, torques clamped at the motors' limits, contacts MuJoCo's own. 
 base position and orientation, joint angles and velocities against the targets, plus effort: the
 control's distance from the nominal control, the PD target that produces the targets' own
 inverse-dynamics torques (kinemorph.sim) at the target state: what the motion asks of the motors
-is free, only corrections on top of it cost.
+is free, only corrections on top of it cost. Costs evaluated on the rollout itself come from
+temporal.py: a joint's speed over the cap, a servo's torque over its motor's limit
+(torque_cost.py), and the optional floor and clearance terms.
 
 The horizon is solved receding-horizon style: iLQR over a window of ``window_s`` from the
 committed state, its first ``commit_s`` committed, the rest warm-starting the next window. The
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...optim.ilqr import IlqrSettings, StateResidual, TrackingCost, ilqr
+from ...optim.ilqr import ControlResidual, IlqrSettings, StateResidual, TrackingCost, ilqr
 from .dynamics import ServoModel
 from .floor_cost import foot_sphere, lowest_point_jacobian
 
@@ -178,12 +180,14 @@ def solve_inner(
     on_window: Callable[[int, int], None] | None = None,
     state_hessian: np.ndarray | None = None,
     residual: StateResidual | None = None,
+    control_residual: ControlResidual | None = None,
 ) -> InnerResult:
     """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring):
     iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated.
     nominal_controls (K, nu): what effort is measured from (None: the target joint angles).
     state_hessian (K + 1, 2 nv, 2 nv): extra state cost (foot_hessians), or None; residual: a
-    cost evaluated on the rollout itself (floor_cost.FloorSlipResidual), or None."""
+    cost evaluated on the rollout itself (floor_cost.FloorSlipResidual), or None; control_residual:
+    one of the state and the control (torque_cost.TorqueResidual), or None."""
     steps = qref.shape[0] - 1
     uref = qref[:-1, sm.qpos_index] if nominal_controls is None else nominal_controls
     ws, wu = tracking_weights(sm, steps, weights)
@@ -206,7 +210,7 @@ def solve_inner(
         extra = None if state_hessian is None else state_hessian[sl]
         if residual is not None and hasattr(residual, "offset"):
             residual.offset = a  # its step index runs over the whole horizon
-        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra, residual)
+        tc = TrackingCost(qref[sl], vref[sl], ws[sl].copy(), uref[a:c], wu[a:c], extra, residual, control_residual)
         res = ilqr(sm.model, x, u_out[a:c], tc, settings=settings, physics=(sm.physics, sm.substeps), warmstart=warm)
         n = b - a
         q_out[a : b + 1], v_out[a : b + 1] = res.qpos[: n + 1], res.qvel[: n + 1]

@@ -33,6 +33,7 @@ from .dynamics import ServoModel
 from .floor_cost import FloorSlipResidual, PlantedSlipResidual, Residuals, foot_sphere
 from .inner import InnerResult, InnerWeights, feedforward_controls, foot_hessians, solve_inner
 from .speed_cost import JointSpeedResidual
+from .torque_cost import TorqueResidual
 from .warp import Warp, interpolate_qpos, velocities, warp_contacts
 
 FALL_PENALTY = 10.0
@@ -134,6 +135,9 @@ class _Problem:
             cfg.foot_track_weight, cfg.foot_velocity_weight, cfg.foot_landing_weight, cfg.foot_swing_weight,
         )  # fmt: skip
         self.judge = judge
+        self.torque = (
+            TorqueResidual(sm, weight=cfg.torque_weight, margin=cfg.torque_margin) if cfg.torque_weight > 0 else None
+        )
         self.spheres = all(foot_sphere(sm.model, f) is not None for f in feet)
         self.segment_error = np.zeros(len(bounds) - 1)
         self.best: tuple[tuple[bool, bool, float], TemporalResult] | None = None  # ((fell, infeasible, J), result)
@@ -187,6 +191,7 @@ class _Problem:
             commit_s=self.cfg.commit_s,
             state_hessian=foot_hessians(self.sm, qref, contacts, self.feet, self.w),
             residual=self.residual(contacts),
+            control_residual=self.torque,
         )
         up = _upright(inner.qpos, qref)
         err = np.linalg.norm(inner.qpos[:, :3] - qref[:, :3], axis=1)
