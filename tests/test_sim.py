@@ -492,6 +492,27 @@ def test_contact_mask_limits_contacts_to_planted_feet(go2):
     assert np.abs(dyn.contact_force[:, fl]).max() == 0.0
 
 
+def test_a_planted_foot_may_push_on_the_frame_before_it_lands(go2):
+    """The central-difference acceleration of a frame spans the frames either side, so a planted
+    paw that is on the floor on the next frame may push on this one, from higher than the mask's
+    tolerance (a landing at 1 m/s is 3.3 cm up on the frame before at 30 fps); a paw as high on
+    every frame of the span may not."""
+    q = on_floor(go2, go2.rest_qpos())
+    motion = hold(go2, q, 0.2, fps=30.0)
+    feet = go2.feet
+    tm = build_torque_model(go2)
+    qpos = motion.qpos.copy()
+    t = 3
+    qpos[: t + 1, 2] += 0.035 * (t + 1 - np.arange(t + 1))  # coming down 3.5 cm a frame, on the floor at t + 1
+    mask = np.ones((motion.num_frames, 4), dtype=bool)
+    landing = RobotMotion.from_qpos(go2.name, 30.0, qpos, go2.dof_names, contacts=mask, contact_bodies=feet)
+    dyn = inverse_dynamics(tm, landing, ContactSettings(mask_height_tol=0.03))
+    assert dyn.num_contacts[t] == 4 and dyn.num_contacts[t - 1] == 0  # 3.5 cm up then 7 and 3.5 cm
+    assert dyn.residual_force_fraction[t] < 0.01 and dyn.residual_force_fraction[t - 1] > 0.99
+    unmasked = inverse_dynamics(tm, dataclasses.replace(landing, contacts=None, contact_bodies=()))
+    assert unmasked.num_contacts[t] == 0  # no mask: the analysis's own 1 cm on the frame itself
+
+
 def test_legs_on_the_floor_outside_the_contact_mask_are_named(go2):
     """A Go2 sunk onto its calves with only the paws in its contact mask: the inverse dynamics
     lists the calves as bodies on the floor that may not push, and the verdict names them; without

@@ -14,7 +14,7 @@ from conftest import data_path, robot_or_skip
 from kinemorph.io import save
 from kinemorph.motion import load_motion
 from kinemorph.retarget import StmrConfig, retarget
-from kinemorph.retarget.stmr.dynamics import servo_model, touching_feet
+from kinemorph.retarget.stmr.dynamics import servo_model, touching_bodies, touching_feet
 from kinemorph.retarget.stmr.engine import FLOOR_SOLIMP
 from kinemorph.retarget.stmr.floor_cost import foot_sphere
 from test_quadruped import synthetic_trot
@@ -90,9 +90,17 @@ def test_the_contact_mask_is_read_from_the_rollouts_states(go2, slowed) -> None:
     lifted[2] += 0.05
     touch = touching_feet(sm, np.stack([stand, lifted, stand]), feet)
     assert touch.tolist() == [[True] * 4, [False] * 4, [True] * 4]
+    sunk = stand.copy()
+    sunk[2] -= 0.06  # the calves (5 cm above the soles) on the floor too: named after the feet
+    names, mask = touching_bodies(sm, np.stack([stand, sunk]), feet)
+    assert names[:4] == feet and {"FL_calf", "RR_calf"} <= set(names[4:])
+    assert mask[0].tolist() == [True] * 4 + [False] * (len(names) - 4) and mask[1, :4].all()
+    assert all(mask[1, names.index(b)] for b in ("FL_calf", "RR_calf"))
+    assert slowed.contact_bodies[:4] == feet
     c = slowed.controls
     nq = sm.model.nq
-    states = touching_feet(sm, c.states[:, :nq], feet)
+    names, states = touching_bodies(sm, c.states[:, :nq], feet)
+    assert names == slowed.contact_bodies
     per_frame = round(1.0 / (slowed.fps * c.dt))
     for t in range(slowed.num_frames):
         k = t * per_frame

@@ -5,7 +5,8 @@ so that a flat sole gets a support polygon; a mesh gives up to four extreme poin
 vertices). A candidate is a contact point in a frame when it is
 within ``height_tol`` of the floor (z = 0); when the motion carries a contact mask, only geoms of
 planted bodies count, with the looser ``mask_height_tol`` (a planted foot of a retargeted motion
-may hover a little).
+may hover a little), on the frame or on the one before or after it (a landing paw is still above
+the floor on the frame whose central-difference acceleration holds part of its impact).
 """
 
 from __future__ import annotations

@@ -32,7 +32,8 @@ class ContactSettings:
 
     Attributes:
         height_tol: a collision point within this height of the floor is a contact [m].
-        mask_height_tol: with a contact mask, a planted body's point within this height [m].
+        mask_height_tol: with a contact mask, a planted body's point within this height [m] of the
+            floor, on its frame or on the one before or after (_neighbour_reach).
         use_mask: use the motion's contact mask when it has one.
         torque_weight: weight of joint torques (relative to their limits) against the base
             residual when distributing forces over several contacts.
@@ -156,6 +157,30 @@ def _planted_bodies(motion: RobotMotion, geom_col: np.ndarray) -> np.ndarray:
     return mask
 
 
+def _neighbour_reach(m: mujoco.MjModel, data: mujoco.MjData, qpos: np.ndarray, geoms: np.ndarray) -> np.ndarray:
+    """How much lower each geom's lowest point is on a neighbouring frame than on its own [m]: a
+    planted body's point may push when it is within the tolerance of the floor on its frame or,
+    by this much more, on the frame before or after (the central-difference acceleration of frame t
+    spans t - 1 to t + 1, so an impact between frames shows on a frame where the landing paw is
+    still up to its speed over the frame rate above the floor: 1 m/s at 30 fps, 3.3 cm). Shape:
+    (T, len(geoms)); 0 where the geom is lowest on its own frame."""
+    col = {int(g): k for k, g in enumerate(geoms)}
+    low = np.full((len(qpos), len(geoms)), np.inf)
+    for t in range(len(qpos)):
+        data.qpos[:] = qpos[t]
+        mujoco.mj_kinematics(m, data)
+        cp = lowest_points(m, data, geoms)
+        for z, g in zip(cp.points[:, 2], cp.geoms, strict=True):
+            k = col[int(g)]
+            low[t, k] = min(low[t, k], z)
+    near = low.copy()
+    near[1:] = np.minimum(near[1:], low[:-1])
+    near[:-1] = np.minimum(near[:-1], low[1:])
+    out = low - near
+    out[~np.isfinite(out)] = 0.0
+    return out
+
+
 def inverse_dynamics(
     tm: TorqueModel, motion: RobotMotion, settings: ContactSettings | None = None, *, velocity: str = "central"
 ) -> Dynamics:
@@ -196,6 +221,7 @@ def inverse_dynamics(
     failures = 0
     jacp = np.zeros((3, nv))
     geom_index = {int(g): k for k, g in enumerate(tm.collision_geoms)}
+    reach = _neighbour_reach(m, data, qpos, tm.collision_geoms) if planted is not None else None
     try:
         for t in range(t_frames):
             data.qpos[:] = qpos[t]
@@ -214,7 +240,7 @@ def inverse_dynamics(
             keep = pts[:, 2] <= tol if len(pts) else np.zeros(0, dtype=bool)
             if planted is not None and len(pts):
                 cols = [geom_index[int(g)] for g in owner]
-                keep &= planted[t, cols]
+                keep = (pts[:, 2] <= tol + reach[t, cols]) & planted[t, cols]
                 outside = (pts[:, 2] <= 0.0) & ~contact_geom[cols]
                 for b in {int(m.geom_bodyid[g]) for g in owner[outside]}:
                     floor_bodies[b] = floor_bodies.get(b, 0) + 1

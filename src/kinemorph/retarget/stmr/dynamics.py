@@ -143,24 +143,34 @@ def servo_model(
     return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit, fine, n)
 
 
-def touching_feet(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> np.ndarray:
-    """Which feet touch the floor (an active MuJoCo contact of one of the foot's collision geoms,
-    kinemorph.sim.feedback.foot_of_geoms: a bare foot point's parent's) in each state qpos (K, nq)
-    of a rollout. Taken from the states themselves: replaying the controls open-loop from the first
-    state does not give them back (MuJoCo's solver warm start differs from the rollout's, and a
-    galloping Go2 amplified that to 14 cm after 6 s and 1.7 m after 8 s on dog_walk, where the
-    contact mask then marked feet on the floor as in flight). Shape: (K, len(feet)) bool."""
+def touching_bodies(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> tuple[tuple[str, ...], np.ndarray]:
+    """Which bodies touch the floor (an active MuJoCo contact of one of their collision geoms) in
+    each state qpos (K, nq) of a rollout: the feet (a foot's geoms as
+    kinemorph.sim.feedback.foot_of_geoms has them: a bare foot point's parent's), then every other
+    body that touched in any state, in the model's order (a calf or a thigh a rollout put on the
+    floor: a dog sitting on its hocks, a leg that brushed it in a gallop). Taken from the states
+    themselves: replaying the controls open-loop from the first state does not give them back
+    (MuJoCo's solver warm start differs from the rollout's, and a galloping Go2 amplified that to 14
+    cm after 6 s and 1.7 m after 8 s on dog_walk, where the contact mask then marked feet on the
+    floor as in flight). Returns (body names, mask (K, len(names)) bool)."""
     m = sm.model
     d = mujoco.MjData(m)
     fl = sm.torque_model.floor_geom
     foot_of = foot_of_geoms(m, feet)
-    out = np.zeros((qpos.shape[0], len(feet)), dtype=bool)
+    out = np.zeros((qpos.shape[0], len(feet) + m.nbody), dtype=bool)  # feet, then bodies by id
     for k in range(qpos.shape[0]):
         d.qpos[:] = qpos[k]
         mujoco.mj_fwdPosition(m, d)
         for c in d.contact[: d.ncon]:
-            if c.exclude == 0 and fl in (c.geom1, c.geom2):
-                foot = int(foot_of[c.geom2 if c.geom1 == fl else c.geom1])
-                if foot >= 0 and c.dist <= c.includemargin:
-                    out[k, foot] = True
-    return out
+            if c.exclude == 0 and fl in (c.geom1, c.geom2) and c.dist <= c.includemargin:
+                g = c.geom2 if c.geom1 == fl else c.geom1
+                foot = int(foot_of[g])
+                out[k, foot if foot >= 0 else len(feet) + int(m.geom_bodyid[g])] = True
+    others = [b for b in range(m.nbody) if out[:, len(feet) + b].any()]
+    names = tuple(feet) + tuple(m.body(b).name for b in others)
+    return names, out[:, list(range(len(feet))) + [len(feet) + b for b in others]]
+
+
+def touching_feet(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> np.ndarray:
+    """The feet's columns of :func:`touching_bodies`. Shape: (K, len(feet)) bool."""
+    return touching_bodies(sm, qpos, feet)[1][:, : len(feet)]

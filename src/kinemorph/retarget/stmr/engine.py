@@ -33,7 +33,7 @@ from ...sim.simulate import SimConfig
 from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
 from .contacts_file import read_contacts
-from .dynamics import servo_model, touching_feet
+from .dynamics import servo_model, touching_bodies
 from .landing import landing_band
 from .reference import build_reference
 from .spatial import spatial_stage
@@ -87,8 +87,11 @@ def _output(  # type: ignore[no-untyped-def]
     frames = np.arange(int(np.floor(duration * fps + 1e-9)) + 1) / fps
     steps = frames / dt
     q = interpolate_qpos(sm.model, tr.inner.qpos, steps)
-    touching = touching_feet(sm, tr.inner.qpos, feet)
-    # a foot that touched within one frame of it: the central-difference acceleration of frame t
+    # the feet and any other body the rollout put on the floor (a sitting dog's hocks): kinemorph.sim's
+    # inverse dynamics lets only the motion's contact bodies push, and calves the rollout rested on
+    # were 90% of Go2 dog_idle's residual (10% of the weight on average, 14 rad/s within 0.5 s)
+    bodies, touching = touching_bodies(sm, tr.inner.qpos, feet)
+    # a body that touched within one frame of it: the central-difference acceleration of frame t
     # (kinemorph.sim's inverse dynamics of the output) spans frames t - 1 to t + 1, so every foot
     # that pushed in that span explains part of it (half a frame left 0.24 rad/s of angular
     # residual on a 2x trot; one frame 0.05)
@@ -108,7 +111,7 @@ def _output(  # type: ignore[no-untyped-def]
         floor_timeconst=float(sm.physics.geom_solref[fl, 0]),
     )  # fmt: skip
     return RobotMotion.from_qpos(
-        robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=feet, controls=controls
+        robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=bodies, controls=controls
     )
 
 
@@ -204,6 +207,13 @@ def solve_stmr(
             tracking_base_rms_m=tr.base_rms_m, tracking_joint_rms_rad=tr.joint_rms_rad,
             outer=[asdict(h) for h in tr.history],
         )  # fmt: skip
+        legs = {b: int(n) for b, n in zip(result.contact_bodies[len(feet) :], result.contacts[:, len(feet) :].sum(0))}
+        info["floor_bodies"] = legs
+        if legs:
+            warnings.append(
+                f"the rollout puts {', '.join(f'{b} ({n} frames)' for b, n in legs.items())} on the floor; "
+                "they are in the output's contact mask beside the feet"
+            )
         if not tr.upright or tr.base_rms_m > TRACKED_M:
             warnings.append(
                 f"STMR could not make {motion.source} feasible on {robot.name} within alpha in "
