@@ -9,13 +9,15 @@ verdict, controller, fell (at), base rms (and, for controls, that of the same co
 the check's own 1 kHz instead of the physics they name: a robustness check), torque saturation,
 residual, slip in the replay (all contacts, and planted feet alone: kinemorph.sim's
 planted_foot_slip_cm_s), the output's foot slip, penetration and joint jumps (kinemorph.quality),
-STMR's rollout against its targets, alpha, duration and time. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
+the frames on which STMR's contact mask has a body other than a foot (a leg its rollout put on the floor),
+STMR's rollout against its targets, alpha, duration and time; the verdict's reasons on stderr. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -52,6 +54,8 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | N
             k = simulate(other, robot)
             at_1khz = (f"fell {k.time_to_fall_s:.2f} s, " if k.fell else "") + f"{100 * k.base_position_rms_m:.1f}"
 
+        feet = len(robot.feet)  # STMR's mask: the feet, then the legs its rollout put on the floor
+        legs = "-" if res.controls is None else str(int(res.contacts[:, feet:].any(axis=1).sum()))
         fell = f"{v.time_to_fall_s:.2f} s" if v.fell else "no"
         alpha = " ".join(f"{a:.2f}" for a in res.info.get("alpha", [])) or "-"
         track = res.info.get("tracking_base_rms_m")
@@ -61,10 +65,13 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | N
             f"{v.controller.split(' on the floor')[0]} | {fell} | {100 * v.base_position_rms_m:.1f} | {at_1khz} | "
             f"{100 * v.torque_saturation_fraction:.0f} | {100 * v.residual_force_mean_fraction:.0f} | "
             f"{v.contact_slip_cm_s:.1f} | {v.planted_foot_slip_cm_s:.1f} | {q.foot_slip_mean_cm_s:.2f} | "
-            f"{q.penetration_p95_cm:.2f} | {q.joint_jump_frames} | {rollout} | {alpha} | "
+            f"{q.penetration_p95_cm:.2f} | {q.joint_jump_frames} | {legs} | {rollout} | {alpha} | "
             f"{res.num_frames / res.fps:.2f} | {seconds:.0f} |"
         )
         print(out[-1], flush=True)
+        on_floor = res.info.get("floor_bodies")
+        print(f"  {stage}: {'; '.join(v.reasons) or 'no reasons'}" + (f"; legs on the floor: {on_floor}" if on_floor else ""),
+              file=sys.stderr, flush=True)  # fmt: skip
     return out
 
 
@@ -84,10 +91,10 @@ def main() -> None:
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
         "| saturation [% steps] "
         "| residual mean [% weight] | slip in sim [cm/s] | planted slip in sim [cm/s] | foot slip [cm/s] "
-        "| penetration p95 [cm] | joint jumps "
+        "| penetration p95 [cm] | joint jumps | frames with a leg on the floor "
         "| rollout vs targets [cm] | alpha | duration [s] | time [s] |"
     )
-    print("|---" * 19 + "|")
+    print("|---" * 20 + "|")
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
     for robot in args.robots:
         for clip in args.clips:
