@@ -123,12 +123,12 @@ def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  #
 @pytest.mark.slow
 def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ignore[no-untyped-def]
     """Without TMR (alpha fixed at 1) the 2x trot's own-controls replay runs its motors at their
-    limits and slides its feet far more than with it, and the chosen alpha slows the clip down
-    (measured 2026-12-07 with the replay on the controls' own physics: saturation 15.3% -> 3.5% of
-    steps, slip in the replay 7.0 -> 2.7 cm/s, alpha 1.66, 1.94). Both replays stand and track, and
-    the warped one passes the whole verdict. Without TMR it passes too, inside two limits
-    (saturation 15.3% against 20%, feet 1.87 cm into the floor against 2; on 2026-12-01 13.3% and
-    2.5 cm, infeasible): the issue's "infeasible without TMR" is not asserted (README, "Time
+    limits more and slides its feet far more than with it, and the chosen alpha slows the clip down
+    (measured 2026-12-07, stop 41, with the servo torque cost: saturation 0.9% -> 0.2% of steps,
+    slip in the replay 7.6 -> 3.7 cm/s, feet 1.74 -> 1.21 cm into the floor, alpha 1.34, 1.14;
+    before the torque cost 15.3% -> 3.5%, 7.0 -> 2.7). Both replays stand and track, and the warped
+    one passes the whole verdict. Without TMR it passes too (on 2026-12-01, 13.3% and 2.5 cm into
+    the floor, it did not): the issue's "infeasible without TMR" is not asserted (README, "Time
     warping")."""
     clip = fast_trot(2.0, 4.0)
     fixed = retarget(clip, go2, engine="stmr", config=StmrConfig(alpha_min=1.0, alpha_max=1.0, max_segments=2))
