@@ -88,8 +88,8 @@ def _output(  # type: ignore[no-untyped-def]
     steps = frames / dt
     q = interpolate_qpos(sm.model, tr.inner.qpos, steps)
     # the feet and any other body the rollout put on the floor (a sitting dog's hocks): kinemorph.sim's
-    # inverse dynamics lets only the motion's contact bodies push, and calves the rollout rested on
-    # were 90% of Go2 dog_idle's residual (10% of the weight on average, 14 rad/s within 0.5 s)
+    # inverse dynamics lets only the motion's contact bodies push, and the calves a Go2 dog_idle
+    # rollout rested on were nearly all its residual (10% of the weight on average -> 0.2%)
     bodies, touching = touching_bodies(sm, tr.inner.qpos, feet)
     # a body that touched within one frame of it: the central-difference acceleration of frame t
     # (kinemorph.sim's inverse dynamics of the output) spans frames t - 1 to t + 1, so every foot

@@ -11,8 +11,8 @@ per servo, in units of the limit,
 
 (a hinge: no pull below it; its Jacobians are exact: kp / limit on u, -kp / limit on the joint's
 position, -kd / limit on its velocity). A hard box on the targets instead (each held where its
-torque at the step's start is within the limit) cut the saturation but the rollouts fell
-(docs/STMR.md): a soft price lets the tracking costs buy torque where they need it.
+torque at the step's start is within the limit), tried while this was written, cut the saturation
+but the rollouts fell: a soft price lets the tracking costs buy torque where they need it.
 """
 
 from __future__ import annotations
