@@ -99,7 +99,7 @@ class StmrConfig(IkSettings):
         body_clearance: height above the floor under which that cost sets in [m].
         torque_weight: iLQR weight on a servo's torque over ``torque_margin`` of its motor's limit,
             in units of the limit, at each control step's start (stmr/torque_cost.py: the verdict
-            fails a replay whose motors sit at their limits in more than 20% of its steps); 0: off.
+            fails a replay whose motors sit at their limits in over a fifth of its steps); 0: off.
         torque_margin: share of the limit where that cost sets in, in (0, 1].
         duration_weight: outer-loop cost per unit of |log alpha| (keeps the source's timing
             unless a change pays).
