@@ -10,7 +10,8 @@ the check's own 1 kHz instead of the physics they name: a robustness check), tor
 residual, slip in the replay (all contacts, and planted feet alone: kinemorph.sim's
 planted_foot_slip_cm_s), the output's foot slip, penetration and joint jumps (kinemorph.quality),
 the frames on which STMR's contact mask has a body other than a foot (a leg its rollout put on the floor),
-STMR's rollout against its targets, alpha, duration and time; the verdict's reasons on stderr. Needs MENAGERIE_ROOT and KINEMORPH_DATA.
+STMR's rollout against its targets, alpha, duration and time; the verdict's reasons on stderr.
+Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | N
         )
         print(out[-1], flush=True)
         on_floor = res.info.get("floor_bodies")
-        print(f"  {stage}: {'; '.join(v.reasons) or 'no reasons'}" + (f"; legs on the floor: {on_floor}" if on_floor else ""),
-              file=sys.stderr, flush=True)  # fmt: skip
+        why = "; ".join(v.reasons) or "no reasons"
+        legs_note = f"; legs on the floor: {on_floor}" if on_floor else ""
+        print(f"  {stage}: {why}{legs_note}", file=sys.stderr, flush=True)
     return out
 
 

@@ -238,7 +238,7 @@ def inverse_dynamics(
             if len(pts):
                 pen[t] = max(0.0, -float(pts[:, 2].min()))
             keep = pts[:, 2] <= tol if len(pts) else np.zeros(0, dtype=bool)
-            if planted is not None and len(pts):
+            if planted is not None and reach is not None and len(pts):
                 cols = [geom_index[int(g)] for g in owner]
                 keep = (pts[:, 2] <= tol + reach[t, cols]) & planted[t, cols]
                 outside = (pts[:, 2] <= 0.0) & ~contact_geom[cols]

@@ -207,7 +207,8 @@ def solve_stmr(
             tracking_base_rms_m=tr.base_rms_m, tracking_joint_rms_rad=tr.joint_rms_rad,
             outer=[asdict(h) for h in tr.history],
         )  # fmt: skip
-        legs = {b: int(n) for b, n in zip(result.contact_bodies[len(feet) :], result.contacts[:, len(feet) :].sum(0))}
+        mask = result.contacts if result.contacts is not None else np.zeros((0, len(result.contact_bodies)), bool)
+        legs = {b: int(n) for b, n in zip(result.contact_bodies[len(feet) :], mask[:, len(feet) :].sum(0))}
         info["floor_bodies"] = legs
         if legs:
             warnings.append(
