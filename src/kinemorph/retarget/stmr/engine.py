@@ -152,6 +152,7 @@ def solve_stmr(
         "contacts_from": cfg.contacts or "source detection",
     }  # fmt: skip
     warnings: list[str] = []
+    tracked = -1  # the index of the warning that the rollout left its motion, if any
     keypoints = Keypoints(
         tuple(b for leg in ref.chains.bodies for b in leg), ref.keypoints.reshape(len(ref.qpos), 16, 3)
     )
@@ -216,12 +217,12 @@ def solve_stmr(
                 "they are in the output's contact mask beside the feet"
             )
         if not tr.upright or tr.base_rms_m > TRACKED_M:
+            tracked = len(warnings)
             warnings.append(
-                f"STMR could not make {motion.source} feasible on {robot.name} within alpha in "
-                f"[{cfg.alpha_min:g}, {cfg.alpha_max:g}]: the best rollout ({tr.warp.steps} steps) "
+                f"STMR could not keep {robot.name} upright and within {100 * TRACKED_M:.0f} cm of {motion.source} "
+                f"for alpha in [{cfg.alpha_min:g}, {cfg.alpha_max:g}]: the best rollout ({tr.warp.steps} steps) "
                 + ("fell" if not tr.upright else "stayed upright")
-                + f" and left the motion by {100 * tr.base_rms_m:.1f} cm rms (target <= {100 * TRACKED_M:.0f} cm); "
-                "this is the best result found"
+                + f" and left the motion by {100 * tr.base_rms_m:.1f} cm rms; this is the best result found"
             )
     info["seconds_solve"] = seconds
     info["frames_per_s"] = motion.num_frames / max(seconds, 1e-12)
@@ -229,10 +230,10 @@ def solve_stmr(
     if cfg.verdict:
         verdict = _verdict(result, robot)
         info["sim_verdict"] = verdict
-        if warnings:
+        if tracked >= 0:
             why = "; ".join(str(r) for r in verdict["reasons"]) or "none"  # type: ignore[attr-defined]
             feasible = "feasible" if verdict["feasible"] else "infeasible"
-            warnings[-1] += f"; its replay verdict (kinemorph.sim): {feasible} ({why})"
+            warnings[tracked] += f"; its replay verdict (kinemorph.sim): {feasible} ({why})"
     if warnings:
         info["warnings"] = warnings
     return replace(result, info=info)
