@@ -148,7 +148,7 @@ def touching_bodies(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> 
     each state qpos (K, nq) of a rollout: the feet (a foot's geoms as
     kinemorph.sim.feedback.foot_of_geoms has them: a bare foot point's parent's), then every other
     body that touched in any state, in the model's order (a calf or a thigh a rollout put on the
-    floor: a dog sitting on its hocks, a leg that brushed it in a gallop). Taken from the states
+    floor: a crouching rollout's calves, a leg that brushed it in a gallop). Taken from the states
     themselves: replaying the controls open-loop from the first state does not give them back
     (MuJoCo's solver warm start differs from the rollout's, and a galloping Go2 amplified that to 14
     cm after 6 s and 1.7 m after 8 s on dog_walk, where the contact mask then marked feet on the

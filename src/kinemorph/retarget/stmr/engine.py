@@ -87,7 +87,7 @@ def _output(  # type: ignore[no-untyped-def]
     frames = np.arange(int(np.floor(duration * fps + 1e-9)) + 1) / fps
     steps = frames / dt
     q = interpolate_qpos(sm.model, tr.inner.qpos, steps)
-    # the feet and any other body the rollout put on the floor (a sitting dog's hocks): kinemorph.sim's
+    # the feet and any other body the rollout put on the floor (a crouching rollout's calves): kinemorph.sim's
     # inverse dynamics lets only the motion's contact bodies push, and the calves a Go2 dog_idle
     # rollout rested on were nearly all its residual (10% of the weight on average -> 0.2%)
     bodies, touching = touching_bodies(sm, tr.inner.qpos, feet)
