@@ -22,11 +22,13 @@ def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> No
     from kinemorph.optim.ilqr import IlqrSettings, TrackingCost, ilqr
     from kinemorph.retarget import StmrConfig
     from kinemorph.retarget.stmr.dynamics import servo_model
+    from kinemorph.retarget.stmr.torque_cost import TorqueResidual
     from kinemorph.robots.robot import load_robot
 
     robot = load_robot(robot_name)
+    cfg = StmrConfig()
     # the engine's control step on a 30 fps clip, its rollouts' physics step
-    sm = servo_model(robot, dt=1 / 180, kp=40.0, kd=1.0, physics_dt=StmrConfig().physics_dt)
+    sm = servo_model(robot, dt=1 / 180, kp=40.0, kd=1.0, physics_dt=cfg.physics_dt)
     m = sm.model
     q0 = robot.rest_qpos()
     t = np.arange(steps + 1) * sm.dt
@@ -37,7 +39,8 @@ def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> No
     w = np.zeros((steps + 1, 2 * m.nv))
     w[:, :3], w[:, 3:6], w[:, 6 : m.nv], w[:, m.nv :] = 2000.0, 500.0, 20.0, 1.0
     u0 = np.tile(q0[sm.qpos_index], (steps, 1))
-    cost = TrackingCost(qref, vref, w, u0, np.full((steps, m.nu), 10.0))
+    torque = TorqueResidual(sm, weight=cfg.torque_weight, margin=cfg.torque_margin)  # the engine's servo torque cost
+    cost = TrackingCost(qref, vref, w, u0, np.full((steps, m.nu), 10.0), control_residual=torque)
     rates = []
     for _ in range(repeats):
         settings = IlqrSettings(max_iterations=iterations, tolerance=0.0, mu_init=1000.0, mu_min=100.0)
