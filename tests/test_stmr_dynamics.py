@@ -14,7 +14,7 @@ from conftest import data_path, robot_or_skip
 from kinemorph.io import save
 from kinemorph.motion import load_motion
 from kinemorph.retarget import StmrConfig, retarget
-from kinemorph.retarget.stmr.dynamics import servo_model, touching_bodies, touching_feet
+from kinemorph.retarget.stmr.dynamics import servo_model, touching_bodies
 from kinemorph.retarget.stmr.engine import FLOOR_SOLIMP
 from kinemorph.retarget.stmr.floor_cost import foot_sphere
 from test_quadruped import synthetic_trot
@@ -75,7 +75,7 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
 
 
 def test_the_contact_mask_is_read_from_the_rollouts_states(go2, slowed) -> None:  # type: ignore[no-untyped-def]
-    """touching_feet takes each state as it is (an open-loop replay of the controls drifts from the
+    """touching_bodies takes each state as it is (an open-loop replay of the controls drifts from the
     rollout over seconds of a gallop): standing, all four paws; lifted 5 cm, none; and the output's
     mask marks a foot wherever the rollout had it on the floor within a frame."""
     sm = servo_model(go2, dt=1 / 180)
@@ -88,7 +88,7 @@ def test_the_contact_mask_is_read_from_the_rollouts_states(go2, slowed) -> None:
     stand[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0] + 0.001  # paws 1 mm into the floor
     lifted = stand.copy()
     lifted[2] += 0.05
-    touch = touching_feet(sm, np.stack([stand, lifted, stand]), feet)
+    touch = touching_bodies(sm, np.stack([stand, lifted, stand]), feet)[1]
     assert touch.tolist() == [[True] * 4, [False] * 4, [True] * 4]
     sunk = stand.copy()
     sunk[2] -= 0.06  # the calves (5 cm above the soles) on the floor too: named after the feet

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..robots.robot_motion import RobotMotion
-from .contacts import lowest_points, solve_contact_forces
+from .contacts import ContactPoints, lowest_points, solve_contact_forces
 from .model import TorqueModel
 
 
@@ -157,19 +157,27 @@ def _planted_bodies(motion: RobotMotion, geom_col: np.ndarray) -> np.ndarray:
     return mask
 
 
-def _neighbour_reach(m: mujoco.MjModel, data: mujoco.MjData, qpos: np.ndarray, geoms: np.ndarray) -> np.ndarray:
-    """How much lower each geom's lowest point is on a neighbouring frame than on its own [m]: a
-    planted body's point may push when it is within the tolerance of the floor on its frame or,
-    by this much more, on the frame before or after (the central-difference acceleration of frame t
-    spans t - 1 to t + 1, so an impact between frames shows on a frame where the landing paw is
-    still up to its speed over the frame rate above the floor: 1 m/s at 30 fps, 3.3 cm). Shape:
-    (T, len(geoms)); 0 where the geom is lowest on its own frame."""
-    col = {int(g): k for k, g in enumerate(geoms)}
-    low = np.full((len(qpos), len(geoms)), np.inf)
-    for t in range(len(qpos)):
-        data.qpos[:] = qpos[t]
+def _frame_points(m: mujoco.MjModel, data: mujoco.MjData, qpos: np.ndarray, geoms: np.ndarray) -> list[ContactPoints]:
+    """The candidate contact points (contacts.lowest_points) of every frame of qpos (T, nq)."""
+    out = []
+    for q in qpos:
+        data.qpos[:] = q
         mujoco.mj_kinematics(m, data)
-        cp = lowest_points(m, data, geoms)
+        out.append(lowest_points(m, data, geoms))
+    return out
+
+
+def _neighbour_reach(points: list[ContactPoints], geoms: np.ndarray) -> np.ndarray:
+    """How much lower each geom's lowest point is on a neighbouring frame than on its own [m]
+    (``points``: _frame_points): a planted body's point may push when it is within the tolerance of
+    the floor on its frame or, by this much more, on the frame before or after (the
+    central-difference acceleration of frame t spans t - 1 to t + 1, so an impact between frames
+    shows on a frame where the landing paw is still up to its speed over the frame rate above the
+    floor: 1 m/s at 30 fps, 3.3 cm). Shape: (T, len(geoms)); 0 where the geom is lowest on its own
+    frame."""
+    col = {int(g): k for k, g in enumerate(geoms)}
+    low = np.full((len(points), len(geoms)), np.inf)
+    for t, cp in enumerate(points):
         for z, g in zip(cp.points[:, 2], cp.geoms, strict=True):
             k = col[int(g)]
             low[t, k] = min(low[t, k], z)
@@ -221,7 +229,8 @@ def inverse_dynamics(
     failures = 0
     jacp = np.zeros((3, nv))
     geom_index = {int(g): k for k, g in enumerate(tm.collision_geoms)}
-    reach = _neighbour_reach(m, data, qpos, tm.collision_geoms) if planted is not None else None
+    points = _frame_points(m, data, qpos, tm.collision_geoms)  # kinematics only: mj_inverse gives the same
+    reach = _neighbour_reach(points, tm.collision_geoms) if planted is not None else None
     try:
         for t in range(t_frames):
             data.qpos[:] = qpos[t]
@@ -233,14 +242,13 @@ def inverse_dynamics(
             weights[:6, :6] = _base_metric(full[:6, :6], tm.mass, tm.weight)
             if qfrc[2] > 0.1 * tm.weight:
                 required[t] = float(np.hypot(qfrc[0], qfrc[1]) / qfrc[2])
-            cp = lowest_points(m, data, tm.collision_geoms)
-            pts, owner = cp.points, cp.geoms
+            pts, owner = points[t].points, points[t].geoms
             if len(pts):
                 pen[t] = max(0.0, -float(pts[:, 2].min()))
-            keep = pts[:, 2] <= tol if len(pts) else np.zeros(0, dtype=bool)
-            if planted is not None and reach is not None and len(pts):
-                cols = [geom_index[int(g)] for g in owner]
-                keep = (pts[:, 2] <= tol + reach[t, cols]) & planted[t, cols]
+            cols = [geom_index[int(g)] for g in owner]
+            keep = pts[:, 2] <= tol + (0.0 if reach is None else reach[t, cols])
+            if planted is not None and len(pts):
+                keep &= planted[t, cols]
                 outside = (pts[:, 2] <= 0.0) & ~contact_geom[cols]
                 for b in {int(m.geom_bodyid[g]) for g in owner[outside]}:
                     floor_bodies[b] = floor_bodies.get(b, 0) + 1

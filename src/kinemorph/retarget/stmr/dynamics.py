@@ -169,8 +169,3 @@ def touching_bodies(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> 
     others = [b for b in range(m.nbody) if out[:, len(feet) + b].any()]
     names = tuple(feet) + tuple(m.body(b).name for b in others)
     return names, out[:, list(range(len(feet))) + [len(feet) + b for b in others]]
-
-
-def touching_feet(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> np.ndarray:
-    """The feet's columns of :func:`touching_bodies`. Shape: (K, len(feet)) bool."""
-    return touching_bodies(sm, qpos, feet)[1][:, : len(feet)]
