@@ -71,7 +71,8 @@ def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:
     own, soft = simulate(stiff, go2), simulate(stiff, go2, config=SimConfig(floor_timeconst=0.02))
     assert own.controller.startswith("own controls on the floor they were made on")
     assert "time constant 4 ms" in own.controller and not own.fell
-    assert "another floor than theirs (4 ms)" in soft.controller and "time constant 20 ms" in soft.controller
+    assert "another floor than theirs (time constant 4 ms)" in soft.controller
+    assert "time constant 20 ms" in soft.controller
     assert soft.base_position_rms_m != own.base_position_rms_m
     # the same trot's rollout on MuJoCo's default floor sinks its paws deeper
     assert own.max_penetration_m < 0.5 * simulate(trot, go2).max_penetration_m
@@ -79,7 +80,7 @@ def test_controls_made_on_a_stiffer_floor_are_replayed_on_it(go2, trot) -> None:
         SimConfig(floor_timeconst=0.0)
     # a motion made on MuJoCo's default floor, replayed on a stiffer one: the verdict names it too
     stiffer = simulate(trot, go2, config=SimConfig(floor_timeconst=0.004))
-    assert "another floor than theirs (20 ms)" in stiffer.controller
+    assert "another floor than theirs (time constant 20 ms)" in stiffer.controller
 
 
 def test_the_tracking_replay_is_kept_for_motions_without_controls(go2, trot) -> None:  # type: ignore[no-untyped-def]
@@ -137,3 +138,24 @@ def test_the_cli_names_the_controller_and_can_force_the_tracking_replay(go2, tro
     assert "controller: own controls" in capsys.readouterr().out
     assert main(["simulate", str(path), "--robot", "unitree_go2", "--quiet", "--controller", "tracking"]) == 0
     assert "controller: tracking replay" in capsys.readouterr().out
+
+
+def test_controls_made_with_stiff_friction_rows_are_replayed_with_them(go2, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """STMR's rollouts with the floor's friction rows at 4 ms (StmrConfig.floor_friction_timeconst)
+    keep that with their controls through an npz; the check replays them there, giving the rollout
+    back to rounding and saying so, and a replay with the friction rows as the contacts' differs."""
+    cfg = StmrConfig(alpha_min=1.0, alpha_max=1.0, floor_friction_timeconst=0.004, **QUICK)  # type: ignore[arg-type]
+    made = retarget(synthetic_trot(seconds=1.0), go2, engine="stmr", config=cfg)
+    assert made.controls is not None and made.controls.floor_friction_timeconst == 0.004
+    back = load(save(made, tmp_path / "f.npz"), robot_name=go2.name, dof_names=go2.dof_names)
+    assert back.controls is not None and back.controls.floor_friction_timeconst == 0.004
+    own = simulate(back, go2)
+    assert own.controller.startswith("own controls on the floor they were made on")
+    assert "friction rows 4 ms" in own.controller and own.base_position_rms_m < 1e-6
+    soft = simulate(back, go2, config=SimConfig(floor_friction_timeconst=0.02))
+    assert "another floor than theirs (time constant 20 ms, friction rows 4 ms)" in soft.controller
+    assert soft.base_position_rms_m > 1e-5
+    with pytest.raises(KinemorphError, match="floor_friction_timeconst"):
+        SimConfig(floor_friction_timeconst=0.2)
+    with pytest.raises(KinemorphError, match="floor_friction_timeconst"):
+        StmrConfig(floor_friction_timeconst=-1.0)

@@ -39,6 +39,11 @@ def register(sub: Any) -> None:
         help="time constant of the floor's contacts [s] (MuJoCo's solref) [default: the floor a motion's own "
         "controls were made on when they name one, else MuJoCo's 0.02]",
     )  # fmt: skip
+    g.add_argument(
+        "--floor-friction-timeconst", type=float, default=None,
+        help="time constant of the floor contacts' friction rows alone [s] (MuJoCo's solreffriction) "
+        "[default: the one a motion's own controls were made with, else the contacts' own]",
+    )  # fmt: skip
     g.add_argument("--assist-hz", type=float, default=0.0, help="base-assist bandwidth [Hz]; 0: off [default: 0]")
     g.add_argument("--bandwidth-hz", type=float, default=10.0, help="joint PD bandwidth [Hz] [default: 10]")
     g.add_argument("--meshes", action="store_true", help="keep mesh collision geoms (slower)")
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         timestep=args.timestep,
         friction=args.friction,
         floor_timeconst=args.floor_timeconst,
+        floor_friction_timeconst=args.floor_friction_timeconst,
         meshes=args.meshes,
         assist_hz=args.assist_hz,
         gains=Gains(bandwidth_hz=args.bandwidth_hz),

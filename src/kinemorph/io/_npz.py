@@ -6,7 +6,7 @@ motion carries a contact mask, also ``contacts`` (T, F) bool and ``contact_names
 bodies), when it carries controls (the STMR engine, a simulated walk) ``controls`` (K, nu),
 ``control_dt``, ``control_kind``, ``control_names``, ``control_kp``, ``control_kd`` (and when
 known ``gains`` (K, nu, 2 nv), ``control_states`` (K + 1, nq + nv), ``control_physics_dt`` and
-``control_floor_solimp`` (2,), ``control_floor_timeconst``),
+``control_floor_solimp`` (2,), ``control_floor_timeconst``, ``control_floor_friction_timeconst``),
 and ``kinemorph_meta`` (the export's metadata as a JSON string, see _meta.py). GMR's own
 output files have exactly the first five keys and read as they are; GMR's readers ignore the others.
 """
@@ -58,6 +58,7 @@ def write(
         optional = {
             "gains": c.gains, "control_states": c.states, "control_physics_dt": c.physics_dt,
             "control_floor_solimp": c.floor_solimp, "control_floor_timeconst": c.floor_timeconst,
+            "control_floor_friction_timeconst": c.floor_friction_timeconst,
         }  # fmt: skip
         arrays.update({k: np.asarray(v, dtype=np.float64) for k, v in optional.items() if v is not None})
     if meta is not None:
@@ -123,7 +124,7 @@ def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> Rob
 
     try:
         solimp, physics_dt = opt("control_floor_solimp"), opt("control_physics_dt")
-        timeconst = opt("control_floor_timeconst")
+        timeconst, friction_tc = opt("control_floor_timeconst"), opt("control_floor_friction_timeconst")
         controls = Controls(
             kind=str(data["control_kind"]), dt=float(data["control_dt"]),
             values=np.asarray(data["controls"], dtype=np.float64), gains=opt("gains"),
@@ -132,6 +133,7 @@ def _with_controls(path: Path, motion: RobotMotion, data: dict[str, Any]) -> Rob
             states=opt("control_states"), physics_dt=None if physics_dt is None else float(physics_dt),
             floor_solimp=None if solimp is None else (float(solimp[0]), float(solimp[1])),
             floor_timeconst=None if timeconst is None else float(timeconst),
+            floor_friction_timeconst=None if friction_tc is None else float(friction_tc),
         )  # fmt: skip
     except (TypeError, ValueError, IndexError) as exc:
         raise MotionFileError(path, f"unreadable controls: {exc}") from None

@@ -45,6 +45,8 @@ class Controls:
             None: the check's own floor).
         floor_timeconst: the time constant of that floor's contacts [s] (MuJoCo's solref; None: the
             check's own).
+        floor_friction_timeconst: the time constant of that floor's friction rows alone [s]
+            (MuJoCo's solreffriction; None: as its contacts').
     """
 
     kind: str
@@ -58,6 +60,7 @@ class Controls:
     physics_dt: float | None = None
     floor_solimp: tuple[float, float] | None = None
     floor_timeconst: float | None = None
+    floor_friction_timeconst: float | None = None
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,7 @@ def build_torque_model(
     meshes: bool = False,
     floor_solimp: tuple[float, float] | None = None,
     floor_timeconst: float | None = None,
+    floor_friction_timeconst: float | None = None,
 ) -> TorqueModel:
     """A torque-controlled copy of ``robot`` on a floor plane (see the module docstring).
     floor_solimp: the floor's contact impedance (MuJoCo's solimp d0, d_width; None: MuJoCo's
@@ -158,6 +159,12 @@ def build_torque_model(
     damped; raised to two physics steps, MuJoCo's own floor for stability; None: MuJoCo's default
     0.02). It sets how fast a contact stops a sliding point as well as how far a loaded one sinks:
     at 0.02 a paw landing with horizontal speed v slides about v x 9 ms whatever the friction.
+    floor_friction_timeconst: the time constant [s] of the floor contacts' friction rows alone
+    (MuJoCo's solreffriction; raised to two physics steps; None: as the normal's). Given, the floor
+    meets each of the robot's collision geoms through an explicit contact pair with the floor's
+    contact parameters (its priority gives it them anyway) and this friction time constant, and
+    the automatic floor contacts are excluded (set_floor keeps the pairs in step with the floor).
+    It stops a landing foot's slide without changing how deep it sinks.
 
     Args:
         timestep: physics step [s]; 0.0005-0.002 (0.5-2 kHz).
@@ -207,6 +214,10 @@ def build_torque_model(
         floor.solref = np.array([max(floor_timeconst, 2 * timestep), 1.0])
     floor.contype = 1
     floor.conaffinity = 1
+    if floor_friction_timeconst is not None:
+        if not 0 < floor_friction_timeconst <= 0.1:
+            raise ConfigError(f"floor_friction_timeconst must be in (0, 0.1] s, got {floor_friction_timeconst}")
+        _floor_pairs(spec, floor, max(floor_friction_timeconst, 2 * timestep))
     try:
         model = spec.compile()
     except Exception as exc:
@@ -238,6 +249,67 @@ def build_torque_model(
         friction=float(friction),
         mass=float(model.body_subtreemass[0]),
     )
+
+
+def _floor_pairs(spec: mujoco.MjSpec, floor: mujoco.MjsGeom, friction_timeconst: float) -> None:
+    """One contact pair of ``floor`` with each robot geom that collides with it (the floor's condim,
+    friction, solref and solimp; the larger margin and gap; ``friction_timeconst`` for the friction
+    rows), and the automatic contacts between the world body and those geoms' bodies excluded."""
+    bodies: list[str] = []
+    for i, g in enumerate(spec.geoms):
+        body = g.parent
+        if g is floor or body.name == "world" or not (g.contype & floor.conaffinity or g.conaffinity & floor.contype):
+            continue
+        if not g.name:
+            g.name = f"{FLOOR}_geom{i}"
+        pair = spec.add_pair()
+        pair.geomname1, pair.geomname2 = floor.name, g.name
+        pair.condim = floor.condim
+        mu, spin, roll = (float(x) for x in floor.friction)
+        pair.friction = np.array([mu, mu, spin, roll, roll])
+        pair.solref = np.array(floor.solref)
+        pair.solimp = np.array(floor.solimp)
+        pair.solreffriction = np.array([friction_timeconst, 1.0])
+        pair.margin, pair.gap = max(g.margin, floor.margin), max(g.gap, floor.gap)
+        if body.name not in bodies:
+            bodies.append(body.name)
+    for name in bodies:
+        ex = spec.add_exclude()
+        ex.bodyname1, ex.bodyname2 = "world", name
+
+
+def floor_friction_timeconst(model: mujoco.MjModel) -> float | None:
+    """The time constant [s] of the floor's friction rows when build_torque_model gave it one (None:
+    the friction rows follow the floor's own solref)."""
+    return float(model.pair_solreffriction[0, 0]) if model.npair else None
+
+
+def set_floor(
+    model: mujoco.MjModel,
+    floor: int,
+    *,
+    margin: float | None = None,
+    solimp: tuple[float, float] | None = None,
+    timeconst: float | None = None,
+    friction_timeconst: float | None = None,
+) -> None:
+    """Change the floor's contact parameters of a compiled copy in place: its geom's and those of
+    its contact pairs (build_torque_model's floor_friction_timeconst), which MuJoCo reads instead
+    for the geoms they pair. ``margin`` [m], ``solimp`` (d0, d_width), ``timeconst`` [s] (solref),
+    ``friction_timeconst`` [s] (the pairs' solreffriction; ignored without pairs); None keeps each."""
+    if margin is not None:
+        model.geom_margin[floor] = margin
+    if solimp is not None:
+        model.geom_solimp[floor, :2] = solimp
+    if timeconst is not None:
+        model.geom_solref[floor, 0] = timeconst
+    if not model.npair:
+        return
+    model.pair_margin[:] = np.maximum(model.geom_margin[model.pair_geom2], model.geom_margin[floor])
+    model.pair_solimp[:] = model.geom_solimp[floor]
+    model.pair_solref[:] = model.geom_solref[floor]
+    if friction_timeconst is not None:
+        model.pair_solreffriction[:, 0] = friction_timeconst
 
 
 def _check_same(robot: Robot, model: mujoco.MjModel, where: str) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import ConfigError, KinemorphError
 from ..progress import Progress
 from ..robots.robot import Robot
-from ..robots.robot_motion import RobotMotion
+from ..robots.robot_motion import Controls, RobotMotion
 from .controlled import replay_controls
 from .inverse import ContactSettings, Dynamics, inverse_dynamics
 from .model import TorqueModel, build_torque_model
@@ -43,6 +43,10 @@ class SimConfig:
             build_torque_model): None takes the floor a motion's own controls were made on when they
             name one (Controls.floor_timeconst) and MuJoCo's default 0.02 s otherwise; a number sets
             it for every motion.
+        floor_friction_timeconst: the time constant [s] of the floor contacts' friction rows alone
+            (MuJoCo's solreffriction; build_torque_model), taken as floor_timeconst is: None takes
+            the one a motion's own controls were made with (Controls.floor_friction_timeconst),
+            else the friction rows follow the contacts' time constant.
         controller: "auto" replays a motion that carries its own controls (RobotMotion.controls,
             e.g. STMR's) with those controls (controlled.py) and any other with the tracking
             replay (replay.py); "tracking" always uses the tracking replay.
@@ -59,10 +63,13 @@ class SimConfig:
     controller: str = "auto"
     floor_solimp: tuple[float, float] | None = (0.99, 0.99)
     floor_timeconst: float | None = None
+    floor_friction_timeconst: float | None = None
 
     def __post_init__(self) -> None:
-        if self.floor_timeconst is not None and not 0 < self.floor_timeconst <= 0.1:
-            raise ConfigError(f"SimConfig.floor_timeconst must be in (0, 0.1] s, got {self.floor_timeconst}")
+        for name in ("floor_timeconst", "floor_friction_timeconst"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= 0.1:
+                raise ConfigError(f"SimConfig.{name} must be in (0, 0.1] s, got {value}")
         if self.assist_hz < 0:
             raise ConfigError(f"SimConfig.assist_hz must be >= 0, got {self.assist_hz}")
         if self.controller not in CONTROLLERS:
@@ -124,24 +131,10 @@ def run_simulation(
     check_motion(motion, robot)
     motion = _normalised(motion)
     own = motion.controls if cfg.controller == "auto" else None
-    timestep, solimp, controller = cfg.timestep, cfg.floor_solimp, OWN_CONTROLS if own is not None else TRACKING
-    timeconst = cfg.floor_timeconst
-    if own is not None and any(x is not None for x in (own.physics_dt, own.floor_solimp, own.floor_timeconst)):
-        # controls made on another floor or physics step run on that one (open-loop torques only reproduce there)
-        timestep = own.physics_dt or timestep
-        solimp = own.floor_solimp or solimp
-        timeconst = timeconst or own.floor_timeconst
-        stiff = "" if timeconst is None else f", time constant {1000 * timeconst:g} ms"
-        theirs = own.floor_timeconst
-        where = "the floor they were made on"
-        if theirs is not None and timeconst != theirs:
-            where = f"another floor than theirs ({1000 * theirs:g} ms)"
-        controller += f" on {where} (solimp {solimp}{stiff}, step {1000 * timestep:g} ms)"
-    elif timeconst is not None:
-        controller += f" on a floor with a contact time constant of {1000 * timeconst:g} ms"
+    timestep, solimp, timeconst, friction_tc, controller = _physics(cfg, own)
     tm = build_torque_model(
         robot, timestep=timestep, friction=cfg.friction, meshes=cfg.meshes, floor_solimp=solimp,
-        floor_timeconst=timeconst,
+        floor_timeconst=timeconst, floor_friction_timeconst=friction_tc,
     )  # fmt: skip
     dyn = inverse_dynamics(tm, motion, cfg.contacts)
     ref = motion.qpos
@@ -154,6 +147,39 @@ def run_simulation(
     wall = time.perf_counter() - start
     rep = _verdict(tm, motion, dyn, roll, cfg, wall, controller)
     return SimResult(report=rep, rollout=roll, dynamics=dyn, model=tm)
+
+
+def _ms(label: str, seconds: float | None) -> str:
+    return "" if seconds is None else f", {label} {1000 * seconds:g} ms"
+
+
+def _physics(
+    cfg: SimConfig, own: Controls | None
+) -> tuple[float, tuple[float, float] | None, float | None, float | None, str]:
+    """(physics step [s], floor solimp, floor time constant [s], its friction rows' [s], the
+    controller's name for the verdict): the configuration's, or for a motion replayed with its own
+    controls the step and floor they were made on (open-loop torques only reproduce there) where the
+    configuration does not set them."""
+    timestep, solimp = cfg.timestep, cfg.floor_solimp
+    timeconst, friction_tc = cfg.floor_timeconst, cfg.floor_friction_timeconst
+    made = (own.physics_dt, own.floor_solimp, own.floor_timeconst, own.floor_friction_timeconst) if own else ()
+    if own is None or all(x is None for x in made):
+        name = OWN_CONTROLS if own is not None else TRACKING
+        if timeconst is not None or friction_tc is not None:
+            floor = (_ms("a contact time constant of", timeconst) + _ms("friction rows at", friction_tc))[2:]
+            name += f" on a floor with {floor}"
+        return timestep, solimp, timeconst, friction_tc, name
+    timestep = own.physics_dt or timestep
+    solimp = own.floor_solimp or solimp
+    timeconst = timeconst or own.floor_timeconst
+    friction_tc = friction_tc or own.floor_friction_timeconst
+    theirs = ((timeconst, own.floor_timeconst), (friction_tc, own.floor_friction_timeconst))
+    where = "the floor they were made on"
+    if any(made_on is not None and mine != made_on for mine, made_on in theirs):
+        other = _ms("time constant", own.floor_timeconst) + _ms("friction rows", own.floor_friction_timeconst)
+        where = f"another floor than theirs ({other[2:]})"
+    floor = f"solimp {solimp}{_ms('time constant', timeconst)}{_ms('friction rows', friction_tc)}"
+    return timestep, solimp, timeconst, friction_tc, f"{OWN_CONTROLS} on {where} ({floor}, step {1000 * timestep:g} ms)"
 
 
 def simulate(

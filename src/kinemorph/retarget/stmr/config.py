@@ -60,6 +60,10 @@ class StmrConfig(IkSettings):
             speed v slide v x 9 ms and a trotting Go2's paws sink 1 cm; 0.004 s, four 1 ms physics
             steps: 1 mm of slide at 0.6 m/s, no sinking, but the outputs saturate more and the
             time-warping proof fails, docs/STMR.md; None, the default: MuJoCo's 0.02 s).
+        floor_friction_timeconst: the time constant of the floor contacts' friction rows alone [s]
+            in the rollouts (MuJoCo's solreffriction; kinemorph.sim.build_torque_model), kept with
+            the output's controls like floor_timeconst: a landing paw stops sliding within a few
+            milliseconds while it sinks as on the floor_timeconst floor (None: as the contacts').
         physics_dt: the temporal stage's rollouts step the physics at about this step
             (round(control_dt / physics_dt) steps per control step; kinemorph.sim replays at
             1 ms) [s]; 0: one physics step per control step.
@@ -134,6 +138,7 @@ class StmrConfig(IkSettings):
     control_dt: float = 0.0055
     floor_margin: float = 0.0
     floor_timeconst: float | None = None
+    floor_friction_timeconst: float | None = None
     physics_dt: float = 0.001
     outer_evaluations: int = 12
     outer_population: int = 4
@@ -218,8 +223,10 @@ class StmrConfig(IkSettings):
             raise ConfigError(f"torque_margin must be in (0, 1], got {self.torque_margin}")
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
-        if self.floor_timeconst is not None and not 0 < self.floor_timeconst <= 0.1:
-            raise ConfigError(f"floor_timeconst must be in (0, 0.1] s, got {self.floor_timeconst}")
+        for name in ("floor_timeconst", "floor_friction_timeconst"):
+            value = getattr(self, name)
+            if value is not None and not 0 < value <= 0.1:
+                raise ConfigError(f"{name} must be in (0, 0.1] s, got {value}")
         if not 0 <= self.floor_margin <= 0.02:
             raise ConfigError(f"floor_margin must be in [0, 0.02] m, got {self.floor_margin}")
         if any(g is not None and not g >= 0 for g in (self.servo_kp, self.servo_kd)):

@@ -33,7 +33,7 @@ from ...robots.geometry import lowest_points
 from ...robots.robot import Robot
 from ...sim.feedback import foot_of_geoms
 from ...sim.gains import Gains, pd_gains
-from ...sim.model import TorqueModel, build_torque_model
+from ...sim.model import TorqueModel, build_torque_model, set_floor
 from ...sim.servo import make_servos
 
 
@@ -107,6 +107,7 @@ def servo_model(
     floor_margin: float = 0.0,
     floor_solimp: tuple[float, float] | None = None,
     floor_timeconst: float | None = None,
+    floor_friction_timeconst: float | None = None,
     physics_dt: float = 0.0,
 ) -> ServoModel:
     """``robot`` as PD servos stepped every ``dt`` [s] (see the module docstring). kp [N m / rad] and
@@ -115,10 +116,14 @@ def servo_model(
     floor_margin [m]: the floor's contact layer starts this far above z = 0; floor_solimp: its
     impedance (d0, d_width) when given (MuJoCo's solimp), else MuJoCo's default; floor_timeconst [s]:
     its contacts' time constant (kinemorph.sim.build_torque_model; None: MuJoCo's 0.02), raised to
-    two physics steps on each model (the Jacobians' step of dt is softer than the rollouts').
+    two physics steps on each model (the Jacobians' step of dt is softer than the rollouts');
+    floor_friction_timeconst [s]: the time constant of its contacts' friction rows alone (None: as
+    the contacts'), raised the same way.
     physics_dt [s] > 0: the rollouts step the physics at about this step (round(dt / physics_dt)
     substeps); 0: dt."""
-    tm = build_torque_model(robot, timestep=min(dt, 0.005), friction=friction)
+    tm = build_torque_model(
+        robot, timestep=min(dt, 0.005), friction=friction, floor_friction_timeconst=floor_friction_timeconst
+    )
     jg = pd_gains(tm, robot.rest_qpos(), gains or Gains())
     kp, kd = servo_gains(tm, robot, kp, kd)
     if kp > 0:
@@ -128,18 +133,22 @@ def servo_model(
     m = tm.model  # the sim copy is ours: build_torque_model compiles a new one each call
     m.opt.timestep = dt
     fl = tm.floor_geom
-    m.geom_margin[fl] = floor_margin
-    if floor_solimp is not None:
-        m.geom_solimp[fl, :2] = floor_solimp
     timeconst = float(m.geom_solref[fl, 0]) if floor_timeconst is None else floor_timeconst
-    m.geom_solref[fl, 0] = max(timeconst, 2 * dt)
+    ftc = floor_friction_timeconst
+
+    def floor(model: mujoco.MjModel, step: float) -> None:  # the floor's time constants at least two steps
+        stable = None if ftc is None else max(ftc, 2 * step)
+        set_floor(model, fl, margin=floor_margin, solimp=floor_solimp, timeconst=max(timeconst, 2 * step),
+                  friction_timeconst=stable)  # fmt: skip
+
+    floor(m, dt)
     qidx = make_servos(m, jg.kp, jg.kd, tm.torque_limit)
     n = max(1, round(dt / physics_dt)) if physics_dt > 0 else 1
     fine = m
     if n > 1:
         fine = copy.deepcopy(m)
         fine.opt.timestep = dt / n
-        fine.geom_solref[fl, 0] = max(timeconst, 2 * dt / n)
+        floor(fine, dt / n)
     return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit, fine, n)
 
 

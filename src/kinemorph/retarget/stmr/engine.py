@@ -29,6 +29,7 @@ from ...progress import Progress, report
 from ...robots.robot import Robot
 from ...robots.robot_motion import Controls, Keypoints, RobotMotion
 from ...sim.model import MAX_STEP as MAX_SIM_STEP
+from ...sim.model import floor_friction_timeconst
 from ...sim.simulate import SimConfig
 from ..quadruped.planner import swing_clearance
 from .config import StmrConfig
@@ -109,6 +110,7 @@ def _output(  # type: ignore[no-untyped-def]
         "pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states,
         physics_dt=step if step <= MAX_SIM_STEP else None, floor_solimp=solimp,
         floor_timeconst=float(sm.physics.geom_solref[fl, 0]),
+        floor_friction_timeconst=floor_friction_timeconst(sm.physics),
     )  # fmt: skip
     return RobotMotion.from_qpos(
         robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=bodies, controls=controls
@@ -171,7 +173,8 @@ def solve_stmr(
         dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
         sm = servo_model(
             robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP,
-            floor_timeconst=cfg.floor_timeconst, physics_dt=cfg.physics_dt,
+            floor_timeconst=cfg.floor_timeconst, floor_friction_timeconst=cfg.floor_friction_timeconst,
+            physics_dt=cfg.physics_dt,
         )  # fmt: skip
         done = [0]
         total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0)
