@@ -1,6 +1,7 @@
 """What one touch-down costs on kinemorph.sim's floor: a quadruped's paw dropped with a speed.
 
     .venv/bin/python benchmarks/paw_landing.py [--robot unitree_go2] [--timeconst 0.02 0.004]
+    .venv/bin/python benchmarks/paw_landing.py --timeconst 0.02 --friction-timeconst 0.004
 
 Builds a free body (with a large rotational inertia: a paw on a leg does not spin up like a free
 ball) carrying the robot's first paw sphere (its size, solimp, solref, friction,
@@ -11,7 +12,9 @@ cone and impratio. For each downward and horizontal landing speed it prints how 
 contact point slides over the 300 ms after contact (the contact point's horizontal material
 speed integrated) and how deep the paw's lowest point goes below z = 0 at most, and where it
 rests (the floor's priority makes its contact parameters, not the paw's, act), once per floor
-contact time constant given (MuJoCo's solref; default: MuJoCo's 0.02 s and 0.004 s). STMR's replay
+contact time constant given (MuJoCo's solref; default: MuJoCo's 0.02 s and 0.004 s), with the
+friction rows alone at ``--friction-timeconst`` when given (build_torque_model's contact pair and
+its solreffriction). STMR's replay
 slip is the mean contact-point speed over the planted frames, so slide / stance time is what one
 touch-down adds (README, STMR; docs/STMR.md). Needs MENAGERIE_ROOT.
 """
@@ -38,13 +41,18 @@ def _copy_contact(geom: mujoco.MjsGeom, m: mujoco.MjModel, g: int) -> None:
     geom.friction = m.geom_friction[g].copy()
 
 
-def paw_model(robot_name: str, timeconst: float | None = None) -> tuple[mujoco.MjModel, float]:
+def paw_model(
+    robot_name: str, timeconst: float | None = None, friction_timeconst: float | None = None
+) -> tuple[mujoco.MjModel, float]:
     from kinemorph.retarget.stmr.floor_cost import foot_sphere
     from kinemorph.robots import load_robot
     from kinemorph.sim import SimConfig, build_torque_model
 
     robot = load_robot(robot_name)
-    tm = build_torque_model(robot, floor_solimp=SimConfig().floor_solimp, floor_timeconst=timeconst)
+    tm = build_torque_model(
+        robot, floor_solimp=SimConfig().floor_solimp, floor_timeconst=timeconst,
+        floor_friction_timeconst=friction_timeconst,
+    )  # fmt: skip
     m = tm.model
     g = foot_sphere(m, robot.feet[0])
     if g is None:
@@ -71,6 +79,14 @@ def paw_model(robot_name: str, timeconst: float | None = None) -> tuple[mujoco.M
     paw.size = np.array([m.geom_size[g, 0], 0.0, 0.0])
     _copy_contact(paw, m, g)
     paw.priority, paw.condim, paw.margin = int(m.geom_priority[g]), int(m.geom_condim[g]), float(m.geom_margin[g])
+    if m.npair:  # the floor's pair with that paw, as build_torque_model made it
+        k = int(np.flatnonzero(m.pair_geom2 == g)[0])
+        floor.name, paw.name, paw.contype, paw.conaffinity = "floor", "paw", 0, 0
+        pair = spec.add_pair()
+        pair.geomname1, pair.geomname2, pair.condim = "floor", "paw", int(m.pair_dim[k])
+        pair.friction, pair.margin = m.pair_friction[k].copy(), float(m.pair_margin[k])
+        pair.solref, pair.solimp = m.pair_solref[k].copy(), m.pair_solimp[k].copy()
+        pair.solreffriction = m.pair_solreffriction[k].copy()
     return spec.compile(), mass
 
 
@@ -98,12 +114,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robot", default="unitree_go2")
     ap.add_argument("--timeconst", type=float, nargs="+", default=None, help="floor time constants [s]")
+    ap.add_argument("--friction-timeconst", type=float, default=None, help="the friction rows' time constant [s]")
     args = ap.parse_args()
     for timeconst in args.timeconst or (0.02, 0.004):
-        model, mass = paw_model(args.robot, timeconst)
+        model, mass = paw_model(args.robot, timeconst, args.friction_timeconst)
         radius = 1000 * model.geom_size[PAW, 0]
         print(f"{args.robot}: paw radius {radius:.0f} mm, carrying {mass:.2f} kg, on the verdict's floor "
-              f"with a contact time constant of {1000 * model.geom_solref[0, 0]:g} ms")  # fmt: skip
+              f"with a contact time constant of {1000 * model.geom_solref[0, 0]:g} ms"
+              + (f", friction rows {1000 * model.pair_solreffriction[0, 0]:g} ms" if model.npair else ""))  # fmt: skip
         print("down [m/s]  across [m/s]  slide [mm]  deepest [mm]")
         for down in DOWN:
             for across in ACROSS:

@@ -4,7 +4,8 @@
 
 For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check: STMR's
 output with its own controls, the others with the tracking replay; all on the floor STMR's
-rollouts are made on, StmrConfig.floor_timeconst) and one Markdown row printed:
+rollouts are made on, StmrConfig.floor_timeconst and floor_friction_timeconst) and one Markdown
+row printed:
 verdict, controller, fell (at), base rms (and, for controls, that of the same controls replayed at
 the check's own 1 kHz instead of the physics they name: a robustness check), torque saturation,
 residual, slip in the replay (all contacts, and planted feet alone: kinemorph.sim's
@@ -24,7 +25,9 @@ from dataclasses import replace
 from pathlib import Path
 
 
-def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | None = None) -> list[str]:
+def rows(clip: Path, robot_name: str, save: Path | None = None, floor: dict | None = None) -> list[str]:
+    """The three rows of one clip and robot; ``floor``: the floor_timeconst and floor_friction_timeconst
+    of STMR's rollouts and of every replay (None: the defaults)."""
     from kinemorph.motion import load_motion
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
@@ -33,11 +36,12 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | N
 
     motion = load_motion(clip)
     robot = load_robot(robot_name)
+    floor = floor or {}
     out = []
     for stage, engine, cfg in (
         ("natural", "quadruped", QuadrupedConfig()),
-        ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False, floor_timeconst=floor)),
-        ("STMR", "stmr", StmrConfig(verdict=False, floor_timeconst=floor)),
+        ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False, **floor)),
+        ("STMR", "stmr", StmrConfig(verdict=False, **floor)),
     ):
         start = time.perf_counter()
         res = retarget(motion, robot, engine=engine, config=cfg)
@@ -47,7 +51,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | N
 
             save.mkdir(parents=True, exist_ok=True)
             save_motion(res, save / f"{robot_name}_{clip.stem}_{stage}.npz", force=True)
-        v = simulate(res, robot, config=SimConfig(floor_timeconst=floor))
+        v = simulate(res, robot, config=SimConfig(**floor))
         q = evaluate(res, robot)
         at_1khz = "-"
         if res.controls is not None:  # the same controls at the check's own 1 kHz: a robustness check
@@ -63,7 +67,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: float | N
         rollout = "-" if track is None else f"{100 * track:.1f}{'' if res.info.get('upright') else ' tipped'}"
         out.append(
             f"| {robot_name} | {clip.name} | {stage} | {'feasible' if v.feasible else 'infeasible'} | "
-            f"{v.controller.split(' on the floor')[0]} | {fell} | {100 * v.base_position_rms_m:.1f} | {at_1khz} | "
+            f"{v.controller.split(' on ')[0]} | {fell} | {100 * v.base_position_rms_m:.1f} | {at_1khz} | "
             f"{100 * v.torque_saturation_fraction:.0f} | {100 * v.residual_force_mean_fraction:.0f} | "
             f"{v.contact_slip_cm_s:.1f} | {v.planted_foot_slip_cm_s:.1f} | {q.foot_slip_mean_cm_s:.2f} | "
             f"{q.penetration_p95_cm:.2f} | {q.joint_jump_frames} | {legs} | {rollout} | {alpha} | "
@@ -88,6 +92,12 @@ def main() -> None:
         default=None,
         help="the floor's contact time constant [s] for STMR's rollouts and every replay (None: MuJoCo's)",
     )
+    ap.add_argument(
+        "--floor-friction-timeconst",
+        type=float,
+        default=None,
+        help="the time constant of its friction rows alone [s] (None: STMR's default)",
+    )
     args = ap.parse_args()
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
@@ -98,9 +108,16 @@ def main() -> None:
     )
     print("|---" * 20 + "|")
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
+    from kinemorph.retarget import StmrConfig
+
     for robot in args.robots:
         for clip in args.clips:
-            rows(data / clip, robot, args.save, args.floor_timeconst)
+            friction = args.floor_friction_timeconst
+            floor = {
+                "floor_timeconst": args.floor_timeconst,
+                "floor_friction_timeconst": StmrConfig().floor_friction_timeconst if friction is None else friction,
+            }
+            rows(data / clip, robot, args.save, floor)
 
 
 if __name__ == "__main__":
