@@ -47,6 +47,7 @@ def paw_model(
     from kinemorph.retarget.stmr.floor_cost import foot_sphere
     from kinemorph.robots import load_robot
     from kinemorph.sim import SimConfig, build_torque_model
+    from kinemorph.sim.model import floor_friction_timeconst
 
     robot = load_robot(robot_name)
     tm = build_torque_model(
@@ -79,8 +80,8 @@ def paw_model(
     paw.size = np.array([m.geom_size[g, 0], 0.0, 0.0])
     _copy_contact(paw, m, g)
     paw.priority, paw.condim, paw.margin = int(m.geom_priority[g]), int(m.geom_condim[g]), float(m.geom_margin[g])
-    if m.npair:  # the floor's pair with that paw, as build_torque_model made it
-        k = int(np.flatnonzero(m.pair_geom2 == g)[0])
+    if floor_friction_timeconst(m, fl) is not None:  # the floor's pair with that paw, as build_torque_model made it
+        k = int(np.flatnonzero((m.pair_geom1 == fl) & (m.pair_geom2 == g))[0])
         floor.name, paw.name, paw.contype, paw.conaffinity = "floor", "paw", 0, 0
         pair = spec.add_pair()
         pair.geomname1, pair.geomname2, pair.condim = "floor", "paw", int(m.pair_dim[k])

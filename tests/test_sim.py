@@ -584,8 +584,9 @@ def test_stiff_friction_rows_stop_a_landing_paw_without_changing_how_deep_it_sin
 
     soft = build_torque_model(go2, floor_solimp=(0.99, 0.99))
     stiff = build_torque_model(go2, floor_solimp=(0.99, 0.99), floor_friction_timeconst=0.004)
-    assert soft.model.npair == 0 and floor_friction_timeconst(soft.model) is None
-    assert stiff.model.npair == len(stiff.collision_geoms) and floor_friction_timeconst(stiff.model) == 0.004
+    assert soft.model.npair == 0 and floor_friction_timeconst(soft.model, soft.floor_geom) is None
+    assert stiff.model.npair == len(stiff.collision_geoms)
+    assert floor_friction_timeconst(stiff.model, stiff.floor_geom) == 0.004
     assert set(stiff.model.pair_geom2) == set(stiff.collision_geoms.tolist())
     (slide0, deep0), (slide1, deep1) = _landing(soft, go2), _landing(stiff, go2)
     assert slide1 < 0.4 * slide0

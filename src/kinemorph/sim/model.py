@@ -278,10 +278,16 @@ def _floor_pairs(spec: mujoco.MjSpec, floor: mujoco.MjsGeom, friction_timeconst:
         ex.bodyname1, ex.bodyname2 = "world", name
 
 
-def floor_friction_timeconst(model: mujoco.MjModel) -> float | None:
-    """The time constant [s] of the floor's friction rows when build_torque_model gave it one (None:
-    the friction rows follow the floor's own solref)."""
-    return float(model.pair_solreffriction[0, 0]) if model.npair else None
+def _floor_pair_rows(model: mujoco.MjModel, floor: int) -> np.ndarray:
+    """The contact pairs _floor_pairs made (the floor's; a model file's own pairs are not touched)."""
+    return np.flatnonzero(model.pair_geom1 == floor)
+
+
+def floor_friction_timeconst(model: mujoco.MjModel, floor: int) -> float | None:
+    """The time constant [s] of the friction rows of geom ``floor`` when build_torque_model gave it
+    one (None: the friction rows follow the floor's own solref)."""
+    rows = _floor_pair_rows(model, floor)
+    return float(model.pair_solreffriction[rows[0], 0]) if len(rows) else None
 
 
 def set_floor(
@@ -303,13 +309,12 @@ def set_floor(
         model.geom_solimp[floor, :2] = solimp
     if timeconst is not None:
         model.geom_solref[floor, 0] = timeconst
-    if not model.npair:
-        return
-    model.pair_margin[:] = np.maximum(model.geom_margin[model.pair_geom2], model.geom_margin[floor])
-    model.pair_solimp[:] = model.geom_solimp[floor]
-    model.pair_solref[:] = model.geom_solref[floor]
+    rows = _floor_pair_rows(model, floor)
+    model.pair_margin[rows] = np.maximum(model.geom_margin[model.pair_geom2[rows]], model.geom_margin[floor])
+    model.pair_solimp[rows] = model.geom_solimp[floor]
+    model.pair_solref[rows] = model.geom_solref[floor]
     if friction_timeconst is not None:
-        model.pair_solreffriction[:, 0] = friction_timeconst
+        model.pair_solreffriction[rows, 0] = friction_timeconst
 
 
 def _check_same(robot: Robot, model: mujoco.MjModel, where: str) -> None:

@@ -110,7 +110,7 @@ def _output(  # type: ignore[no-untyped-def]
         "pd_targets", dt, tr.inner.controls, tr.inner.gains, names, sm.kp, sm.kd, states,
         physics_dt=step if step <= MAX_SIM_STEP else None, floor_solimp=solimp,
         floor_timeconst=float(sm.physics.geom_solref[fl, 0]),
-        floor_friction_timeconst=floor_friction_timeconst(sm.physics),
+        floor_friction_timeconst=floor_friction_timeconst(sm.physics, fl),
     )  # fmt: skip
     return RobotMotion.from_qpos(
         robot.name, fps, q, robot.dof_names, contacts=contacts, contact_bodies=bodies, controls=controls
