@@ -25,9 +25,11 @@ from dataclasses import replace
 from pathlib import Path
 
 
-def rows(clip: Path, robot_name: str, save: Path | None = None, floor: dict | None = None) -> list[str]:
+def rows(
+    clip: Path, robot_name: str, save: Path | None = None, floor: dict | None = None, friction_pass: float | None = None
+) -> list[str]:
     """The three rows of one clip and robot; ``floor``: the floor_timeconst and floor_friction_timeconst
-    of STMR's rollouts and of every replay (None: the defaults)."""
+    of STMR's rollouts and of every replay (None: the defaults); ``friction_pass``: StmrConfig's."""
     from kinemorph.motion import load_motion
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
@@ -41,7 +43,7 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: dict | No
     for stage, engine, cfg in (
         ("natural", "quadruped", QuadrupedConfig()),
         ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False, **floor)),
-        ("STMR", "stmr", StmrConfig(verdict=False, **floor)),
+        ("STMR", "stmr", StmrConfig(verdict=False, friction_pass=friction_pass, **floor)),
     ):
         start = time.perf_counter()
         res = retarget(motion, robot, engine=engine, config=cfg)
@@ -77,11 +79,15 @@ def rows(clip: Path, robot_name: str, save: Path | None = None, floor: dict | No
         on_floor = res.info.get("floor_bodies")
         why = "; ".join(v.reasons) or "no reasons"
         legs_note = f"; legs on the floor: {on_floor}" if on_floor else ""
+        if "friction_pass" in res.info:
+            legs_note += f"; friction pass: {res.info['friction_pass']}"
         print(f"  {stage}: {why}{legs_note}", file=sys.stderr, flush=True)
     return out
 
 
 def main() -> None:
+    from kinemorph.retarget import StmrConfig
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clips", nargs="+", default=["dog_walk.bvh", "dog_idle.bvh"])
     ap.add_argument("--robots", nargs="+", default=["unitree_go2", "unitree_a1"])
@@ -98,6 +104,12 @@ def main() -> None:
         default=None,
         help="the time constant of its friction rows alone [s] (None: STMR's default)",
     )
+    ap.add_argument(
+        "--friction-pass",
+        type=float,
+        default=StmrConfig().friction_pass,
+        help="StmrConfig.friction_pass [s]: the chosen alpha solved again on stiffer friction rows (default: STMR's)",
+    )
     args = ap.parse_args()
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
@@ -108,8 +120,6 @@ def main() -> None:
     )
     print("|---" * 20 + "|")
     data = Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions"
-    from kinemorph.retarget import StmrConfig
-
     for robot in args.robots:
         for clip in args.clips:
             friction = args.floor_friction_timeconst
@@ -117,7 +127,7 @@ def main() -> None:
                 "floor_timeconst": args.floor_timeconst,
                 "floor_friction_timeconst": StmrConfig().floor_friction_timeconst if friction is None else friction,
             }
-            rows(data / clip, robot, args.save, floor)
+            rows(data / clip, robot, args.save, floor, args.friction_pass)
 
 
 if __name__ == "__main__":

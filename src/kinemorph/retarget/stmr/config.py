@@ -64,6 +64,12 @@ class StmrConfig(IkSettings):
             in the rollouts (MuJoCo's solreffriction; kinemorph.sim.build_torque_model), kept with
             the output's controls like floor_timeconst: a landing paw stops sliding within a few
             milliseconds while it sinks as on the floor_timeconst floor (None: as the contacts').
+        friction_pass: after the outer loop, the chosen alpha is solved once more on a floor whose
+            friction rows have this time constant [s] (warm-started from the chosen solution) and
+            that solution replaces the chosen one when the verdict ranks it better (the outer
+            loop's key: not fallen, then feasible, then the objective with the replay's criteria);
+            its controls keep that floor. Only with outer_verdict, and only when stiffer than the
+            rollouts' own friction rows. None: no such pass.
         physics_dt: the temporal stage's rollouts step the physics at about this step
             (round(control_dt / physics_dt) steps per control step; kinemorph.sim replays at
             1 ms) [s]; 0: one physics step per control step.
@@ -139,6 +145,7 @@ class StmrConfig(IkSettings):
     floor_margin: float = 0.0
     floor_timeconst: float | None = None
     floor_friction_timeconst: float | None = None
+    friction_pass: float | None = None
     physics_dt: float = 0.001
     outer_evaluations: int = 12
     outer_population: int = 4
@@ -223,7 +230,7 @@ class StmrConfig(IkSettings):
             raise ConfigError(f"torque_margin must be in (0, 1], got {self.torque_margin}")
         if not self.floor_slip_band > 0:
             raise ConfigError(f"floor_slip_band must be > 0, got {self.floor_slip_band}")
-        for name in ("floor_timeconst", "floor_friction_timeconst"):
+        for name in ("floor_timeconst", "floor_friction_timeconst", "friction_pass"):
             value = getattr(self, name)
             if value is not None and not 0 < value <= 0.1:
                 raise ConfigError(f"{name} must be in (0, 0.1] s, got {value}")

@@ -79,10 +79,8 @@ def _verdict(motion: RobotMotion, robot: Robot) -> dict[str, object]:
     return {k: v for k, v in asdict(rep).items() if k in keys}
 
 
-def _output(  # type: ignore[no-untyped-def]
-    robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, ...], sm
-) -> RobotMotion:
-    fps = motion.fps
+def _output(robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, ...]) -> RobotMotion:
+    fps, sm = motion.fps, tr.servo
     dt = tr.warp.dt
     duration = tr.warp.steps * dt
     frames = np.arange(int(np.floor(duration * fps + 1e-9)) + 1) / fps
@@ -171,13 +169,22 @@ def solve_stmr(
         seconds = t2 - t0
     else:
         dt = 1.0 / (motion.fps * max(1, round(1.0 / (motion.fps * cfg.control_dt))))
-        sm = servo_model(
-            robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin, floor_solimp=FLOOR_SOLIMP,
-            floor_timeconst=cfg.floor_timeconst, floor_friction_timeconst=cfg.floor_friction_timeconst,
-            physics_dt=cfg.physics_dt,
-        )  # fmt: skip
+
+        def model(friction: float | None):  # type: ignore[no-untyped-def]
+            return servo_model(
+                robot, dt=dt, kp=cfg.servo_kp, kd=cfg.servo_kd, floor_margin=cfg.floor_margin,
+                floor_solimp=FLOOR_SOLIMP, floor_timeconst=cfg.floor_timeconst, floor_friction_timeconst=friction,
+                physics_dt=cfg.physics_dt,
+            )  # fmt: skip
+
+        sm = model(cfg.floor_friction_timeconst)
+        own = floor_friction_timeconst(sm.physics, sm.torque_model.floor_geom) or float(
+            sm.physics.geom_solref[sm.torque_model.floor_geom, 0]
+        )
+        stiffer = cfg.friction_pass is not None and cfg.outer_verdict and cfg.friction_pass < own
+        alternates = (model(cfg.friction_pass),) if stiffer else ()
         done = [0]
-        total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0)
+        total = max(1, cfg.outer_evaluations) + (1 if cfg.final_iterations else 0) + len(alternates)
 
         def on_step(step) -> None:  # type: ignore[no-untyped-def]
             done[0] += 1
@@ -186,7 +193,7 @@ def solve_stmr(
         def judge(candidate: TemporalResult) -> ReplayScore:
             from ...sim import simulate
 
-            out = _output(robot, motion, candidate, feet, sm)
+            out = _output(robot, motion, candidate, feet)
             rep = simulate(out, robot)
             length = max((out.num_frames - 1) / out.fps, 1e-9)
             rest = max(0.0, 1.0 - float(rep.time_to_fall_s or 0.0) / length) if rep.fell else 0.0
@@ -197,11 +204,11 @@ def solve_stmr(
 
         tr = temporal_stage(
             sm, sp.qpos, contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, on_step=on_step,
-            judge=judge if cfg.outer_verdict else None,
+            judge=judge if cfg.outer_verdict else None, alternates=alternates,
         )  # fmt: skip
         report(progress, total, total)
         t3 = time.perf_counter()
-        result = _output(robot, motion, tr, feet, sm)
+        result = _output(robot, motion, tr, feet)
         seconds = t3 - t0
         info.update(
             alpha=[float(a) for a in tr.alpha], segment_bounds=[int(b) for b in bounds],
@@ -211,6 +218,8 @@ def solve_stmr(
             tracking_base_rms_m=tr.base_rms_m, tracking_joint_rms_rad=tr.joint_rms_rad,
             outer=[asdict(h) for h in tr.history],
         )  # fmt: skip
+        if alternates:
+            info["friction_pass"] = {"timeconst": cfg.friction_pass, "kept": tr.servo is alternates[0]}
         mask = result.contacts if result.contacts is not None else np.zeros((0, len(result.contact_bodies)), bool)
         legs = {b: int(n) for b, n in zip(result.contact_bodies[len(feet) :], mask[:, len(feet) :].sum(0))}
         info["floor_bodies"] = legs

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -98,6 +98,7 @@ class TemporalResult:
         base_rms_m: rollout base position against the warped targets [m].
         joint_rms_rad: rollout joints against the warped targets [rad].
         history: every outer evaluation, in order.
+        servo: the model its rollout ran on (its floor goes with the output's controls).
     """
 
     alpha: np.ndarray
@@ -108,6 +109,7 @@ class TemporalResult:
     base_rms_m: float
     joint_rms_rad: float
     history: tuple[OuterStep, ...]
+    servo: ServoModel
 
 
 def _upright(q: np.ndarray, qref: np.ndarray) -> bool:
@@ -200,7 +202,9 @@ class _Problem:
         joints = float(np.sqrt(np.mean((inner.qpos[:, 7:] - qref[:, 7:]) ** 2)))
         j = inner.base_rms_m / TRACK_SCALE_M + joints / JOINT_SCALE_RAD + (0.0 if up else FALL_PENALTY)
         j += self.cfg.duration_weight * float(np.mean(np.abs(np.log(alpha))))
-        res = TemporalResult(np.asarray(alpha, float), warp, inner, contacts, up, inner.base_rms_m, joints, ())
+        res = TemporalResult(
+            np.asarray(alpha, float), warp, inner, contacts, up, inner.base_rms_m, joints, (), self.sm
+        )
         score = None if self.judge is None else self.judge(res)
         if score is not None:
             j += score.penalty()
@@ -257,10 +261,14 @@ def temporal_stage(
     cfg: StmrConfig,
     on_step: Callable[[OuterStep], None] | None = None,
     judge: Callable[[TemporalResult], ReplayScore] | None = None,
+    alternates: tuple[ServoModel, ...] = (),
 ) -> TemporalResult:
     """Choose alpha per segment of ``bounds`` (S + 1 frames) and solve the dynamics (module docstring).
     q_smr: the spatial stage's trajectory (T, nq); contacts (T, 4) bool at the source's fps.
-    judge: scores a candidate by the verdict's criteria (added to the objective), or None."""
+    judge: scores a candidate by the verdict's criteria (added to the objective), or None.
+    alternates: other models (another floor) on which the chosen alpha is solved once more after
+    the polish, warm-started from the best so far; a solution is kept when it ranks better by the
+    same key as the outer loop's (needs ``judge``)."""
     prob = _Problem(sm, q_smr, contacts, bounds, fps, feet, cfg, judge)
     s = len(bounds) - 1
     hi = math.log(cfg.alpha_max)
@@ -311,7 +319,13 @@ def temporal_stage(
         if on_step is not None:
             on_step(prob.history[-1])
         best = prob.best[1]
-    return TemporalResult(
-        best.alpha, best.warp, best.inner, best.contacts, best.upright, best.base_rms_m, best.joint_rms_rad,
-        tuple(prob.history),
-    )  # fmt: skip
+    for other in alternates if judge is not None else ():
+        alt = _Problem(other, q_smr, contacts, bounds, fps, feet, cfg, judge)
+        alt.best = prob.best  # warm start from the chosen solution, and the bar to beat
+        alt.history = prob.history  # one numbering, one record
+        alt.solve(best.alpha, max(cfg.final_iterations, cfg.inner_iterations))
+        if on_step is not None:
+            on_step(prob.history[-1])
+        prob.best = alt.best
+    best = prob.best[1]
+    return replace(best, history=tuple(prob.history))
