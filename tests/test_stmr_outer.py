@@ -1,6 +1,7 @@
 """STMR's outer loop and rollout costs: a candidate whose replay stands is chosen over any that falls,
 then one the whole verdict finds feasible over any it does not,
-an earlier fall costs more, and the joint speed residual prices only the speed over the cap."""
+an earlier fall costs more, the friction pass replaces the choice only when it ranks better, and
+the joint speed residual prices only the speed over the cap."""
 
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ def test_an_earlier_fall_costs_more() -> None:
     assert stood.penalty() < late.penalty() < early.penalty()
 
 
-def _outer_loop(judge):  # type: ignore[no-untyped-def]
+def _outer_loop(judge, alternates=()):  # type: ignore[no-untyped-def]
     """The temporal stage on a 0.6 s synthetic trot onto Go2 (3 outer evaluations, 2 segments,
-    one polish) scored by ``judge``."""
+    one polish) scored by ``judge``, then solved on ``alternates`` (servo models)."""
     from kinemorph.retarget.stmr.reference import build_reference
 
     go2 = robot_or_skip("unitree_go2")
@@ -54,7 +55,9 @@ def _outer_loop(judge):  # type: ignore[no-untyped-def]
     ref = build_reference(motion, go2, cfg)
     feet = tuple(c[3] for c in ref.chains.bodies)
     bounds = segment_bounds(ref.contacts, 2)
-    return temporal_stage(sm, ref.qpos, ref.contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, judge=judge)
+    return temporal_stage(
+        sm, ref.qpos, ref.contacts, bounds, fps=motion.fps, feet=feet, cfg=cfg, judge=judge, alternates=alternates
+    )
 
 
 def test_a_standing_candidate_wins_over_any_fall() -> None:
@@ -90,3 +93,27 @@ def test_a_feasible_candidate_wins_over_any_infeasible_one_that_stands() -> None
     out = _outer_loop(judge)
     assert len(seen) >= 3 and any(not np.allclose(a, 1.0) for a in seen)
     assert np.allclose(out.alpha, 1.0)
+
+
+@pytest.mark.parametrize("better", [True, False])
+def test_the_friction_pass_replaces_the_choice_only_when_the_verdict_ranks_it_better(better: bool) -> None:
+    """After the polish the chosen alpha is solved once more on the alternate model (stiffer
+    friction rows), warm-started; its solution (and its model, whose floor goes with the output's
+    controls) is kept when it ranks better, else the choice stands and the pass is only recorded."""
+    go2 = robot_or_skip("unitree_go2")
+    stiff = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0, floor_friction_timeconst=0.003)
+    seen: list[object] = []
+
+    def judge(candidate: TemporalResult) -> ReplayScore:
+        seen.append(candidate.servo)
+        if candidate.servo is stiff:
+            return ReplayScore(False, 0.0, 0.1, 0.0, better)
+        return ReplayScore(False, 0.01, 3.0, 0.0, True)
+
+    out = _outer_loop(judge, alternates=(stiff,))
+    assert seen[-1] is stiff and all(s is not stiff for s in seen[:-1])
+    assert len(out.history) == len(seen) and out.history[-1].replay is not None
+    assert (out.servo is stiff) is better
+    assert np.allclose(out.history[-1].alpha, out.alpha)  # the pass solved the chosen alpha
+    # its objective is the lowest either way: an infeasible pass does not replace a feasible choice
+    assert out.history[-1].objective == min(h.objective for h in out.history)
