@@ -99,13 +99,36 @@ def test_the_contact_mask_is_read_from_the_rollouts_states(go2, slowed) -> None:
     assert slowed.contact_bodies[:4] == feet
     c = slowed.controls
     nq = sm.model.nq
-    names, states = touching_bodies(sm, c.states[:, :nq], feet)
+    fine = servo_model(go2, dt=c.dt, kp=40.0, kd=1.0, floor_solimp=FLOOR_SOLIMP, physics_dt=StmrConfig().physics_dt)
+    names, states = touching_bodies(fine, c.states[:, :nq], feet, c.states[:, nq:], c.values)
     assert names == slowed.contact_bodies
     per_frame = round(1.0 / (slowed.fps * c.dt))
     for t in range(slowed.num_frames):
         k = t * per_frame
         near = states[max(0, k - per_frame) : k + per_frame + 1].any(axis=0)
         assert (slowed.contacts[t] == near).all()
+
+
+def test_a_paw_that_touches_between_two_states_is_in_the_mask(go2) -> None:  # type: ignore[no-untyped-def]
+    """A paw 2 mm above the floor falling at 1 m/s reaches it within the 5.6 ms control step: the
+    state itself shows no contact, its physics substeps do, and the step counts it (a brush between
+    two states pushes the robot on stiff friction rows)."""
+    sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0, floor_solimp=FLOOR_SOLIMP, physics_dt=0.001)
+    assert sm.substeps > 1
+    feet = go2.feet
+    m, d = sm.model, mujoco.MjData(sm.model)
+    d.qpos[:] = go2.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    g = foot_sphere(m, feet[0])
+    q = d.qpos.copy()
+    q[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0] - 0.002  # paws 2 mm above the floor
+    v = np.zeros(m.nv)
+    v[2] = -1.0
+    hold = q[sm.qpos_index][None]
+    states = touching_bodies(sm, np.stack([q, q]), feet)[1]
+    stepped = touching_bodies(sm, np.stack([q, q]), feet, np.stack([v, v]), hold)[1]
+    assert not states.any()
+    assert stepped[0].all() and not stepped[1].any()  # the last state has no step after it
 
 
 def test_controls_and_gains_are_written_to_the_npz(slowed, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -152,7 +152,13 @@ def servo_model(
     return ServoModel(m, tm, jg.kp, jg.kd, qidx, tm.torque_limit, fine, n)
 
 
-def touching_bodies(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> tuple[tuple[str, ...], np.ndarray]:
+def touching_bodies(
+    sm: ServoModel,
+    qpos: np.ndarray,
+    feet: tuple[str, ...],
+    qvel: np.ndarray | None = None,
+    controls: np.ndarray | None = None,
+) -> tuple[tuple[str, ...], np.ndarray]:
     """Which bodies touch the floor (an active MuJoCo contact of one of their collision geoms) in
     each state qpos (K, nq) of a rollout: the feet (a foot's geoms as
     kinemorph.sim.feedback.foot_of_geoms has them: a bare foot point's parent's), then every other
@@ -161,20 +167,37 @@ def touching_bodies(sm: ServoModel, qpos: np.ndarray, feet: tuple[str, ...]) -> 
     themselves: replaying the controls open-loop from the first state does not give them back
     (MuJoCo's solver warm start differs from the rollout's, and a galloping Go2 amplified that to 14
     cm after 6 s and 1.7 m after 8 s on dog_walk, where the contact mask then marked feet on the
-    floor as in flight). Returns (body names, mask (K, len(names)) bool)."""
+    floor as in flight). With the velocities qvel (K, nv) and the controls (K - 1, nu), each control
+    step is also stepped again from its own state through its physics substeps, and a body that
+    touches at any of them counts for that step: a paw or a leg that brushes the floor for a few
+    milliseconds between two states (the stiff friction rows make such a brush push the robot:
+    Go2 dog_walk, friction rows 3 ms, one 30 fps frame of a gallop's flight carried 30 rad/s^2 of
+    unexplained angular acceleration). Returns (body names, mask (K, len(names)) bool)."""
     m = sm.model
     d = mujoco.MjData(m)
     fl = sm.torque_model.floor_geom
     foot_of = foot_of_geoms(m, feet)
     out = np.zeros((qpos.shape[0], len(feet) + m.nbody), dtype=bool)  # feet, then bodies by id
-    for k in range(qpos.shape[0]):
-        d.qpos[:] = qpos[k]
-        mujoco.mj_fwdPosition(m, d)
-        for c in d.contact[: d.ncon]:
+
+    def mark(k: int, data: mujoco.MjData) -> None:
+        for c in data.contact[: data.ncon]:
             if c.exclude == 0 and fl in (c.geom1, c.geom2) and c.dist <= c.includemargin:
                 g = c.geom2 if c.geom1 == fl else c.geom1
                 foot = int(foot_of[g])
                 out[k, foot if foot >= 0 else len(feet) + int(m.geom_bodyid[g])] = True
+
+    for k in range(qpos.shape[0]):
+        d.qpos[:] = qpos[k]
+        mujoco.mj_fwdPosition(m, d)
+        mark(k, d)
+    if qvel is not None and controls is not None and sm.substeps > 1:
+        fine = mujoco.MjData(sm.physics)
+        for k in range(min(len(controls), qpos.shape[0] - 1)):
+            fine.qpos[:], fine.qvel[:], fine.ctrl[:] = qpos[k], qvel[k], controls[k]
+            for i in range(sm.substeps - 1):  # the substeps' starts after the state's own
+                mujoco.mj_step(sm.physics, fine)
+                mujoco.mj_fwdPosition(sm.physics, fine)
+                mark(k, fine)
     others = [b for b in range(m.nbody) if out[:, len(feet) + b].any()]
     names = tuple(feet) + tuple(m.body(b).name for b in others)
     return names, out[:, list(range(len(feet))) + [len(feet) + b for b in others]]

@@ -89,7 +89,7 @@ def _output(robot: Robot, motion: Motion, tr: TemporalResult, feet: tuple[str, .
     # the feet and any other body the rollout put on the floor (a crouching rollout's calves): kinemorph.sim's
     # inverse dynamics lets only the motion's contact bodies push, and the calves a Go2 dog_idle
     # rollout rested on were nearly all its residual (10% of the weight on average -> 0.2%)
-    bodies, touching = touching_bodies(sm, tr.inner.qpos, feet)
+    bodies, touching = touching_bodies(sm, tr.inner.qpos, feet, tr.inner.qvel, tr.inner.controls)
     # a body that touched within one frame of it: the central-difference acceleration of frame t
     # (kinemorph.sim's inverse dynamics of the output) spans frames t - 1 to t + 1, so every foot
     # that pushed in that span explains part of it (half a frame left 0.24 rad/s of angular
