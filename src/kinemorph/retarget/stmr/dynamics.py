@@ -194,7 +194,7 @@ def touching_bodies(
         fine = mujoco.MjData(sm.physics)
         for k in range(min(len(controls), qpos.shape[0] - 1)):
             fine.qpos[:], fine.qvel[:], fine.ctrl[:] = qpos[k], qvel[k], controls[k]
-            for i in range(sm.substeps - 1):  # the substeps' starts after the state's own
+            for _ in range(sm.substeps - 1):  # the substeps' starts after the state's own
                 mujoco.mj_step(sm.physics, fine)
                 mujoco.mj_fwdPosition(sm.physics, fine)
                 mark(k, fine)
