@@ -202,9 +202,7 @@ class _Problem:
         joints = float(np.sqrt(np.mean((inner.qpos[:, 7:] - qref[:, 7:]) ** 2)))
         j = inner.base_rms_m / TRACK_SCALE_M + joints / JOINT_SCALE_RAD + (0.0 if up else FALL_PENALTY)
         j += self.cfg.duration_weight * float(np.mean(np.abs(np.log(alpha))))
-        res = TemporalResult(
-            np.asarray(alpha, float), warp, inner, contacts, up, inner.base_rms_m, joints, (), self.sm
-        )
+        res = TemporalResult(np.asarray(alpha, float), warp, inner, contacts, up, inner.base_rms_m, joints, (), self.sm)
         score = None if self.judge is None else self.judge(res)
         if score is not None:
             j += score.penalty()
