@@ -80,7 +80,7 @@ def rows(
         why = "; ".join(v.reasons) or "no reasons"
         legs_note = f"; legs on the floor: {on_floor}" if on_floor else ""
         if "friction_pass" in res.info:  # the choice and the pass: objective, replay
-            last = [(h["objective"], h["replay"]) for h in res.info["outer"][-2:]]
+            last = [(round(h["objective"], 2), h["replay"]["reasons"]) for h in res.info["outer"][-2:]]
             legs_note += f"; friction pass: {res.info['friction_pass']}, {last}"
         print(f"  {stage}: {why}{legs_note}", file=sys.stderr, flush=True)
     return out

@@ -221,7 +221,8 @@ def test_the_outer_loop_scores_each_candidate_by_its_replay(slowed) -> None:  # 
     with its own controls, and they are part of its objective (the tracking terms alone are smaller)."""
     for h in slowed.info["outer"]:
         r = h["replay"]
-        assert set(r) == {"fell", "base_rms_m", "slip_cm_s", "saturation", "feasible", "unsimulated"}
+        assert set(r) == {"fell", "base_rms_m", "slip_cm_s", "saturation", "feasible", "unsimulated", "reasons"}
+        assert bool(r["reasons"]) is not r["feasible"]
         assert h["objective"] >= h["base_rms_m"] / 0.05 + r["slip_cm_s"] / 2.0
 
 

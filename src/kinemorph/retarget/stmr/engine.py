@@ -199,7 +199,7 @@ def solve_stmr(
             rest = max(0.0, 1.0 - float(rep.time_to_fall_s or 0.0) / length) if rep.fell else 0.0
             return ReplayScore(
                 rep.fell, rep.base_position_rms_m, rep.contact_slip_cm_s, rep.torque_saturation_fraction,
-                rep.feasible, rest,
+                rep.feasible, rest, tuple(rep.reasons),
             )  # fmt: skip
 
         tr = temporal_stage(

@@ -56,6 +56,8 @@ class ReplayScore:
         feasible: the whole verdict passed.
         unsimulated: share of the motion's duration after the fall (0 when it did not fall): an
             earlier fall costs more, so the search is led toward the later ones.
+        reasons: why the verdict found it infeasible, as kinemorph.sim words them (kept in
+            ``info["outer"]``).
     """
 
     fell: bool
@@ -64,6 +66,7 @@ class ReplayScore:
     saturation: float
     feasible: bool
     unsimulated: float = 0.0
+    reasons: tuple[str, ...] = ()
 
     def penalty(self) -> float:
         return (
