@@ -74,18 +74,24 @@ def test_the_controls_reproduce_the_output_in_the_dynamics(go2, slowed) -> None:
     assert worst < 1e-4  # 0.1 mm (each solve window restarts the contact solver's warm start)
 
 
+def _standing(sm, robot, height: float) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The rest pose with the first paw's sphere ``height`` [m] above the floor."""
+    m, d = sm.model, mujoco.MjData(sm.model)
+    d.qpos[:] = robot.rest_qpos()
+    mujoco.mj_kinematics(m, d)
+    g = foot_sphere(m, robot.feet[0])
+    q = d.qpos.copy()
+    q[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0] - height
+    return q
+
+
 def test_the_contact_mask_is_read_from_the_rollouts_states(go2, slowed) -> None:  # type: ignore[no-untyped-def]
     """touching_bodies takes each state as it is (an open-loop replay of the controls drifts from the
     rollout over seconds of a gallop): standing, all four paws; lifted 5 cm, none; and the output's
     mask marks a foot wherever the rollout had it on the floor within a frame."""
     sm = servo_model(go2, dt=1 / 180)
     feet = go2.feet
-    m, d = sm.model, mujoco.MjData(sm.model)
-    d.qpos[:] = go2.rest_qpos()
-    mujoco.mj_kinematics(m, d)
-    g = foot_sphere(m, feet[0])
-    stand = d.qpos.copy()
-    stand[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0] + 0.001  # paws 1 mm into the floor
+    stand = _standing(sm, go2, -0.001)  # paws 1 mm into the floor
     lifted = stand.copy()
     lifted[2] += 0.05
     touch = touching_bodies(sm, np.stack([stand, lifted, stand]), feet)[1]
@@ -116,13 +122,8 @@ def test_a_paw_that_touches_between_two_states_is_in_the_mask(go2) -> None:  # t
     sm = servo_model(go2, dt=1 / 180, kp=40.0, kd=1.0, floor_solimp=FLOOR_SOLIMP, physics_dt=0.001)
     assert sm.substeps > 1
     feet = go2.feet
-    m, d = sm.model, mujoco.MjData(sm.model)
-    d.qpos[:] = go2.rest_qpos()
-    mujoco.mj_kinematics(m, d)
-    g = foot_sphere(m, feet[0])
-    q = d.qpos.copy()
-    q[2] -= d.geom_xpos[g, 2] - m.geom_size[g, 0] - 0.002  # paws 2 mm above the floor
-    v = np.zeros(m.nv)
+    q = _standing(sm, go2, 0.002)  # paws 2 mm above the floor
+    v = np.zeros(sm.model.nv)
     v[2] = -1.0
     hold = q[sm.qpos_index][None]
     states = touching_bodies(sm, np.stack([q, q]), feet)[1]
