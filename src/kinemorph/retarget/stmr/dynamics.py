@@ -194,9 +194,8 @@ def touching_bodies(
         fine = mujoco.MjData(sm.physics)
         for k in range(min(len(controls), qpos.shape[0] - 1)):
             fine.qpos[:], fine.qvel[:], fine.ctrl[:] = qpos[k], qvel[k], controls[k]
-            for _ in range(sm.substeps - 1):  # the substeps' starts after the state's own
+            for _ in range(sm.substeps):  # mj_step leaves the contacts of its substep's start
                 mujoco.mj_step(sm.physics, fine)
-                mujoco.mj_fwdPosition(sm.physics, fine)
                 mark(k, fine)
     others = [b for b in range(m.nbody) if out[:, len(feet) + b].any()]
     names = tuple(feet) + tuple(m.body(b).name for b in others)
