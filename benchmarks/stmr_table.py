@@ -1,6 +1,7 @@
 """The feasibility table of STMR's stages: natural mode, spatial only (SMR), both stages (STMR).
 
     .venv/bin/python benchmarks/stmr_table.py --clips dog_walk.bvh dog_idle.bvh --robots unitree_go2 unitree_a1
+    [--floor-timeconst T] [--friction-pass T] [--set FIELD=VALUE ...]
 
 For each clip and robot, every output is replayed by kinemorph.sim (defaults of the check: STMR's
 output with its own controls, the others with the tracking replay; all on the floor STMR's
@@ -18,6 +19,7 @@ Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import sys
 import time
@@ -26,10 +28,12 @@ from pathlib import Path
 
 
 def rows(
-    clip: Path, robot_name: str, save: Path | None = None, floor: dict | None = None, friction_pass: float | None = None
-) -> list[str]:
+    clip: Path, robot_name: str, save: Path | None = None, floor: dict | None = None,
+    friction_pass: float | None = None, overrides: dict | None = None,
+) -> list[str]:  # fmt: skip
     """The three rows of one clip and robot; ``floor``: the floor_timeconst and floor_friction_timeconst
-    of STMR's rollouts and of every replay (None: the defaults); ``friction_pass``: StmrConfig's."""
+    of STMR's rollouts and of every replay (None: the defaults); ``friction_pass``: StmrConfig's;
+    ``overrides``: other StmrConfig fields of the STMR row."""
     from kinemorph.motion import load_motion
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
@@ -43,7 +47,7 @@ def rows(
     for stage, engine, cfg in (
         ("natural", "quadruped", QuadrupedConfig()),
         ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False, **floor)),
-        ("STMR", "stmr", StmrConfig(verdict=False, friction_pass=friction_pass, **floor)),
+        ("STMR", "stmr", StmrConfig(verdict=False, friction_pass=friction_pass, **floor, **(overrides or {}))),
     ):
         start = time.perf_counter()
         res = retarget(motion, robot, engine=engine, config=cfg)
@@ -111,7 +115,15 @@ def main() -> None:
         default=StmrConfig().friction_pass,
         help="StmrConfig.friction_pass [s]: the chosen alpha solved again on stiffer friction rows (default: STMR's)",
     )
+    ap.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="StmrConfig fields of the STMR row")
     args = ap.parse_args()
+    overrides: dict[str, object] = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        try:
+            overrides[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            overrides[key] = value
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
         "| saturation [% steps] "
@@ -128,7 +140,7 @@ def main() -> None:
                 "floor_timeconst": args.floor_timeconst,
                 "floor_friction_timeconst": StmrConfig().floor_friction_timeconst if friction is None else friction,
             }
-            rows(data / clip, robot, args.save, floor, args.friction_pass)
+            rows(data / clip, robot, args.save, floor, args.friction_pass, overrides)
 
 
 if __name__ == "__main__":

@@ -136,3 +136,53 @@ def test_bad_settings_are_refused() -> None:
     m = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-3, hi=3))
     with pytest.raises(ConfigError, match="controls have shape"):
         ilqr(m, (np.zeros(1), np.zeros(1)), np.zeros((5, 1)), _cost(40, 1.0, 1.0, 1.0, 0.01))
+
+
+def _fine_step_jacobian(fine: mujoco.MjModel, n: int, q: float, v: float, u: float, eps: float = 1e-6) -> np.ndarray:
+    """[A | B] of one control step made of n steps of ``fine`` (a hinge: its tangent is its angle),
+    by centred differences of the whole step."""
+    d = mujoco.MjData(fine)
+
+    def step(x: np.ndarray) -> np.ndarray:
+        mujoco.mj_resetData(fine, d)
+        d.qpos[0], d.qvel[0], d.ctrl[0] = x
+        for _ in range(n):
+            mujoco.mj_step(fine, d)
+        return np.array([d.qpos[0], d.qvel[0]])
+
+    x0 = np.array([q, v, u])
+    return np.column_stack([(step(x0 + eps * e) - step(x0 - eps * e)) / (2 * eps) for e in np.eye(3)])
+
+
+@pytest.mark.parametrize("mode", ["step", "frozen", "chain"])
+def test_jacobians_of_fine_physics_are_those_of_the_control_step(mode: str) -> None:
+    """With physics=(fine, n) a control step is n fine steps: "chain" differentiates exactly those,
+    "frozen" applies the first fine step's n times (exact where the dynamics are linear), "step"
+    differentiates one step of the control model (a different map)."""
+    from kinemorph.optim.ilqr import _Dynamics
+
+    n = 5
+    coarse = mujoco.MjModel.from_xml_string(PENDULUM)
+    fine = mujoco.MjModel.from_xml_string(PENDULUM)
+    fine.opt.timestep = coarse.opt.timestep / n
+    q, v, u = 1.2, 2.5, 0.8  # swinging fast: the pendulum's Jacobian changes within the control step
+    truth = _fine_step_jacobian(fine, n, q, v, u)
+    dyn = _Dynamics(coarse, _cost(1, 0.0, 1.0, 1.0, 0.01), (fine, n))
+    s = IlqrSettings(jacobians=mode, fd_centered=True)
+    a, b = dyn.derivatives(np.array([[q]]), np.array([[v]]), np.array([[u]]), np.zeros((1, 1)), s)
+    err = np.abs(np.column_stack([a[0], b[0]]) - truth).max()
+    if mode == "chain":
+        assert err < 1e-6
+    else:  # the coarse step and the frozen Jacobian both miss the change within the step
+        assert err > 1e-3
+    if mode == "frozen":  # ... but on a linear system freezing it is exact
+        slider = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-3, hi=3))
+        fine_slider = mujoco.MjModel.from_xml_string(SLIDER.format(lo=-3, hi=3))
+        fine_slider.opt.timestep = slider.opt.timestep / n
+        lin = _Dynamics(slider, _cost(1, 0.0, 1.0, 1.0, 0.01), (fine_slider, n))
+        args = (np.array([[0.3]]), np.array([[-0.4]]), np.array([[1.0]]), np.zeros((1, 1)))
+        fa, fb = lin.derivatives(*args, s)
+        ca, cb = lin.derivatives(*args, IlqrSettings(jacobians="chain", fd_centered=True))
+        np.testing.assert_allclose(np.column_stack([fa[0], fb[0]]), np.column_stack([ca[0], cb[0]]), atol=1e-7)
+    with pytest.raises(ConfigError, match="jacobians"):
+        IlqrSettings(jacobians="exact")

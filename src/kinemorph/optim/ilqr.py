@@ -4,7 +4,8 @@
 
 One control step is one ``mj_step`` of ``model`` (its timestep is the control step), or, with
 ``physics=(fine, n)``, n steps of ``fine`` (the same model at a timestep n times shorter: the
-rollouts then are the fine physics; the Jacobians stay those of one step of ``model``). The
+rollouts then are the fine physics; the Jacobians are those of one step of ``model``, or with
+``IlqrSettings.jacobians`` those of the fine physics, see there). The
 dynamics' Jacobians come from MuJoCo's finite differences (``mjd_transitionFD``) in the state's
 tangent space (2 nv + na: positions differentiate with ``mj_differentiatePos``, so free joints'
 quaternions are handled), the cost is a weighted tracking cost in the same tangent space
@@ -42,6 +43,8 @@ __all__ = [
     "ilqr",
 ]
 
+JACOBIANS = ("step", "frozen", "chain")
+
 
 @dataclass(frozen=True)
 class IlqrSettings:
@@ -60,6 +63,12 @@ class IlqrSettings:
         accept_ratio: least actual / expected cost decrease of an accepted step.
         fd_eps: finite-difference perturbation of mjd_transitionFD.
         fd_centered: centred finite differences (twice the cost).
+        jacobians: with fine physics (``physics=(fine, n)``), what the Jacobians of a control step
+            are: "step", those of one step of the control model (its contacts' time constants are
+            at least two control steps: softer than the fine physics'); "frozen", the fine step's
+            at the control step's start state applied n times (A = A1^n, B = (A1^(n-1) + ... + I)
+            B1: the fine floor's stiffness at the cost of one); "chain", the product of the n fine
+            steps' own (n times the cost).
     """
 
     max_iterations: int = 30
@@ -72,6 +81,7 @@ class IlqrSettings:
     accept_ratio: float = 1e-4
     fd_eps: float = 1e-6
     fd_centered: bool = False
+    jacobians: str = "step"
 
     def __post_init__(self) -> None:
         if self.max_iterations < 0:
@@ -80,6 +90,8 @@ class IlqrSettings:
             raise ConfigError("IlqrSettings.step_sizes must be non-empty, each in (0, 1]")
         if not (self.mu_factor > 1 and self.mu_max > self.mu_init >= 0 and self.fd_eps > 0):
             raise ConfigError("IlqrSettings: need mu_factor > 1, 0 <= mu_init < mu_max, fd_eps > 0")
+        if self.jacobians not in JACOBIANS:
+            raise ConfigError(f"IlqrSettings.jacobians must be one of {', '.join(JACOBIANS)}; got {self.jacobians!r}")
 
 
 @dataclass(frozen=True)
@@ -212,15 +224,28 @@ class _Dynamics:
         return g, h
 
     def derivatives(self, qs: np.ndarray, vs: np.ndarray, us: np.ndarray, warm: np.ndarray, s: IlqrSettings):
-        """A (T, 2nv, 2nv), B (T, 2nv, nu) by mjd_transitionFD along the trajectory."""
+        """A (T, 2nv, 2nv), B (T, 2nv, nu) by mjd_transitionFD along the trajectory (of one step of the
+        control model, or composed from the fine physics' steps: IlqrSettings.jacobians)."""
         m, d = self.m, self.d
         t, nx = us.shape[0], 2 * self.nv
         a = np.zeros((t, nx, nx))
         b = np.zeros((t, nx, self.nu))
+        fine = s.jacobians != "step" and self.substeps > 1
+        a1, b1 = np.zeros((nx, nx)), np.zeros((nx, self.nu))
         for k in range(t):
             d.qpos[:], d.qvel[:], d.ctrl[:] = qs[k], vs[k], us[k]
             d.qacc_warmstart[:] = warm[k]
-            mujoco.mjd_transitionFD(m, d, s.fd_eps, s.fd_centered, a[k], b[k], None, None)
+            if not fine:
+                mujoco.mjd_transitionFD(m, d, s.fd_eps, s.fd_centered, a[k], b[k], None, None)
+                continue
+            a[k] = np.eye(nx)
+            for i in range(self.substeps):
+                if i == 0 or s.jacobians == "chain":
+                    mujoco.mjd_transitionFD(self.physics, d, s.fd_eps, s.fd_centered, a1, b1, None, None)
+                a[k] = a1 @ a[k]
+                b[k] = a1 @ b[k] + b1
+                if s.jacobians == "chain" and i + 1 < self.substeps:
+                    mujoco.mj_step(self.physics, d)
         return a, b
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import ConfigError
+from ...optim.ilqr import JACOBIANS
 from ..settings import IkSettings
 
 STAGES = ("both", "spatial")
@@ -73,6 +74,11 @@ class StmrConfig(IkSettings):
         physics_dt: the temporal stage's rollouts step the physics at about this step
             (round(control_dt / physics_dt) steps per control step; kinemorph.sim replays at
             1 ms) [s]; 0: one physics step per control step.
+        jacobians: the iLQR's Jacobians of a control step (optim.ilqr.IlqrSettings.jacobians):
+            "step", one step of the control model (whose floor is at least two control steps
+            soft); "frozen", the rollouts' physics step at the control step's start, applied once
+            per substep (the rollouts' own floor, at the same cost); "chain", the product over the
+            substeps (as many times the cost as substeps).
         outer_evaluations: inner solves of the outer loop (CMA-ES over alpha) at most.
         outer_population: CMA-ES population per generation.
         outer_sigma: CMA-ES initial step on log(alpha).
@@ -147,6 +153,7 @@ class StmrConfig(IkSettings):
     floor_friction_timeconst: float | None = None
     friction_pass: float | None = None
     physics_dt: float = 0.001
+    jacobians: str = "step"
     outer_evaluations: int = 12
     outer_population: int = 4
     outer_sigma: float = 0.3
@@ -215,6 +222,8 @@ class StmrConfig(IkSettings):
             raise ConfigError("need 0 <= swing_lift <= swing_clearance")
         if not (self.window_s > 0 and 0 < self.commit_s <= self.window_s and self.outer_sigma > 0):
             raise ConfigError("need window_s > 0, 0 < commit_s <= window_s and outer_sigma > 0")
+        if self.jacobians not in JACOBIANS:
+            raise ConfigError(f"jacobians must be one of {', '.join(JACOBIANS)}, got {self.jacobians!r}")
         if not 0 <= self.physics_dt <= self.control_dt:
             raise ConfigError(f"physics_dt must be in [0, control_dt], got {self.physics_dt}")
         if not self.joint_speed_weight >= 0:

@@ -197,6 +197,7 @@ class _Problem:
             state_hessian=foot_hessians(self.sm, qref, contacts, self.feet, self.w),
             residual=self.residual(contacts),
             control_residual=self.torque,
+            jacobians=self.cfg.jacobians,
         )
         up = _upright(inner.qpos, qref)
         err = np.linalg.norm(inner.qpos[:, :3] - qref[:, :3], axis=1)
