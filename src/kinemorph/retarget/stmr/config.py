@@ -159,8 +159,8 @@ class StmrConfig(IkSettings):
     outer_sigma: float = 0.3
     inner_iterations: int = 2
     final_iterations: int = 3
-    window_s: float = 0.4
-    commit_s: float = 0.1
+    window_s: float = 0.8
+    commit_s: float = 0.2
     servo_kp: float | None = None
     servo_kd: float | None = None
     base_track_weight: float = 2000.0
