@@ -19,7 +19,6 @@ Needs MENAGERIE_ROOT and KINEMORPH_DATA.
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import sys
 import time
@@ -29,11 +28,12 @@ from pathlib import Path
 
 def rows(
     clip: Path, robot_name: str, save: Path | None = None, floor: dict | None = None,
-    friction_pass: float | None = None, overrides: dict | None = None,
+    friction_pass: float | None = None, settings: tuple[str, ...] = (),
 ) -> list[str]:  # fmt: skip
     """The three rows of one clip and robot; ``floor``: the floor_timeconst and floor_friction_timeconst
     of STMR's rollouts and of every replay (None: the defaults); ``friction_pass``: StmrConfig's;
-    ``overrides``: other StmrConfig fields of the STMR row."""
+    ``settings``: other StmrConfig fields of the STMR row, "field=value" (kinemorph.config_fields)."""
+    from kinemorph.config_fields import apply_settings
     from kinemorph.motion import load_motion
     from kinemorph.quality import evaluate
     from kinemorph.retarget import QuadrupedConfig, StmrConfig, retarget
@@ -47,7 +47,7 @@ def rows(
     for stage, engine, cfg in (
         ("natural", "quadruped", QuadrupedConfig()),
         ("SMR", "stmr", StmrConfig(stages="spatial", verdict=False, **floor)),
-        ("STMR", "stmr", StmrConfig(verdict=False, friction_pass=friction_pass, **floor, **(overrides or {}))),
+        ("STMR", "stmr", apply_settings(StmrConfig(verdict=False, friction_pass=friction_pass, **floor), settings)),
     ):
         start = time.perf_counter()
         res = retarget(motion, robot, engine=engine, config=cfg)
@@ -117,13 +117,6 @@ def main() -> None:
     )
     ap.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE", help="StmrConfig fields of the STMR row")
     args = ap.parse_args()
-    overrides: dict[str, object] = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        try:
-            overrides[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            overrides[key] = value
     print(
         "| robot | clip | stage | verdict | replayed by | fell at | base rms [cm] | at 1 kHz: base rms [cm] "
         "| saturation [% steps] "
@@ -140,7 +133,7 @@ def main() -> None:
                 "floor_timeconst": args.floor_timeconst,
                 "floor_friction_timeconst": StmrConfig().floor_friction_timeconst if friction is None else friction,
             }
-            rows(data / clip, robot, args.save, floor, args.friction_pass, overrides)
+            rows(data / clip, robot, args.save, floor, args.friction_pass, tuple(args.set))
 
 
 if __name__ == "__main__":

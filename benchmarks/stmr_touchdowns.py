@@ -141,24 +141,18 @@ def main() -> None:
 
 def fixed_alpha(clip: str, start: int, stop: int | None, robot, overrides: list[str]):  # type: ignore[no-untyped-def]
     """STMR on frames [start, stop) of a clip at alpha 1: one inner solve (no outer loop)."""
-    import ast
     import os
     import time
     from pathlib import Path
 
+    from kinemorph.config_fields import apply_settings
     from kinemorph.motion import load_motion
     from kinemorph.retarget import StmrConfig, retarget
 
-    kw: dict[str, object] = {"outer_evaluations": 1, "final_iterations": 0, "outer_verdict": False, "verdict": False}
-    for item in overrides:
-        key, _, value = item.partition("=")
-        try:
-            kw[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            kw[key] = value
+    base = StmrConfig(outer_evaluations=1, final_iterations=0, outer_verdict=False, verdict=False)
     motion = load_motion(Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions" / clip).slice(start, stop)
     t0 = time.perf_counter()
-    out = retarget(motion, robot, engine="stmr", config=StmrConfig(**kw))  # type: ignore[arg-type]
+    out = retarget(motion, robot, engine="stmr", config=apply_settings(base, overrides))
     from kinemorph.quality import evaluate
 
     q = evaluate(out, robot)
