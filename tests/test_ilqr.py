@@ -186,3 +186,30 @@ def test_jacobians_of_fine_physics_are_those_of_the_control_step(mode: str) -> N
         np.testing.assert_allclose(np.column_stack([fa[0], fb[0]]), np.column_stack([ca[0], cb[0]]), atol=1e-7)
     with pytest.raises(ConfigError, match="jacobians"):
         IlqrSettings(jacobians="exact")
+
+
+@pytest.mark.parametrize("mode", ["step", "chain"])
+def test_jacobians_are_the_same_on_any_number_of_threads(mode: str) -> None:
+    """The steps' Jacobians split over threads (each its own MjData) equal those of one thread,
+    bit for bit, in the steps' order; a thread count below 1 is refused."""
+    from kinemorph.optim.ilqr import _Dynamics
+
+    n = 3
+    coarse = mujoco.MjModel.from_xml_string(PENDULUM)
+    fine = mujoco.MjModel.from_xml_string(PENDULUM)
+    fine.opt.timestep = coarse.opt.timestep / n
+    rng = np.random.default_rng(3)
+    t = 40
+    qs, vs, us = rng.uniform(-0.6, 0.6, (t + 1, 1)), rng.normal(0, 1, (t + 1, 1)), rng.normal(0, 1, (t, 1))
+    warm = rng.normal(0, 0.1, (t + 1, 1))
+    out = []
+    for threads in (1, 2, 3):
+        dyn = _Dynamics(coarse, _cost(t, 0.0, 1.0, 1.0, 0.01), (fine, n))
+        out.append(dyn.derivatives(qs, vs, us, warm, IlqrSettings(jacobians=mode, threads=threads)))
+        assert len(dyn.spare) == threads - 1
+    assert np.ptp(out[0][0][:, 1, 0]) > 1e-3  # the pendulum's Jacobian differs from step to step
+    for a, b in out[1:]:
+        np.testing.assert_array_equal(a, out[0][0])
+        np.testing.assert_array_equal(b, out[0][1])
+    with pytest.raises(ConfigError, match="threads"):
+        IlqrSettings(threads=0)

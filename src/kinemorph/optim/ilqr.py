@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .ilqr_cost import ControlResidual, StateResidual, TrackingCost
+from .ilqr_jacobians import fd_jacobians
 
 __all__ = [
     "ControlResidual",
@@ -69,6 +70,9 @@ class IlqrSettings:
             at the control step's start state applied n times (A = A1^n, B = (A1^(n-1) + ... + I)
             B1: the fine floor's stiffness at the cost of one); "chain", the product of the n fine
             steps' own (n times the cost).
+        threads: the Jacobians along the trajectory are computed on this many threads (MuJoCo
+            releases Python's lock in ``mjd_transitionFD``; each thread its own MjData, so the
+            result is the same for any count); 1: in the calling thread.
     """
 
     max_iterations: int = 30
@@ -82,6 +86,7 @@ class IlqrSettings:
     fd_eps: float = 1e-6
     fd_centered: bool = False
     jacobians: str = "step"
+    threads: int = 1
 
     def __post_init__(self) -> None:
         if self.max_iterations < 0:
@@ -92,6 +97,8 @@ class IlqrSettings:
             raise ConfigError("IlqrSettings: need mu_factor > 1, 0 <= mu_init < mu_max, fd_eps > 0")
         if self.jacobians not in JACOBIANS:
             raise ConfigError(f"IlqrSettings.jacobians must be one of {', '.join(JACOBIANS)}; got {self.jacobians!r}")
+        if self.threads < 1:
+            raise ConfigError(f"IlqrSettings.threads must be >= 1, got {self.threads}")
 
 
 @dataclass(frozen=True)
@@ -151,6 +158,7 @@ class _Dynamics:
         if self.substeps < 1 or self.physics.nq != model.nq or self.physics.nu != model.nu:
             raise ConfigError(f"ilqr: physics needs substeps >= 1 and the same model, got {self.substeps} substeps")
         self.d = mujoco.MjData(model)
+        self.spare: list[mujoco.MjData] = []  # the Jacobians' other threads' data
         self.cost = cost
         self.warm0 = np.zeros(model.nv)
         self.nv, self.nu = model.nv, model.nu
@@ -224,29 +232,12 @@ class _Dynamics:
         return g, h
 
     def derivatives(self, qs: np.ndarray, vs: np.ndarray, us: np.ndarray, warm: np.ndarray, s: IlqrSettings):
-        """A (T, 2nv, 2nv), B (T, 2nv, nu) by mjd_transitionFD along the trajectory (of one step of the
-        control model, or composed from the fine physics' steps: IlqrSettings.jacobians)."""
-        m, d = self.m, self.d
-        t, nx = us.shape[0], 2 * self.nv
-        a = np.zeros((t, nx, nx))
-        b = np.zeros((t, nx, self.nu))
-        fine = s.jacobians != "step" and self.substeps > 1
-        a1, b1 = np.zeros((nx, nx)), np.zeros((nx, self.nu))
-        for k in range(t):
-            d.qpos[:], d.qvel[:], d.ctrl[:] = qs[k], vs[k], us[k]
-            d.qacc_warmstart[:] = warm[k]
-            if not fine:
-                mujoco.mjd_transitionFD(m, d, s.fd_eps, s.fd_centered, a[k], b[k], None, None)
-                continue
-            a[k] = np.eye(nx)
-            for i in range(self.substeps):
-                if i == 0 or s.jacobians == "chain":
-                    mujoco.mjd_transitionFD(self.physics, d, s.fd_eps, s.fd_centered, a1, b1, None, None)
-                a[k] = a1 @ a[k]
-                b[k] = a1 @ b[k] + b1
-                if s.jacobians == "chain" and i + 1 < self.substeps:
-                    mujoco.mj_step(self.physics, d)
-        return a, b
+        """A (T, 2nv, 2nv), B (T, 2nv, nu) along the trajectory (ilqr_jacobians.fd_jacobians)."""
+        n = max(1, min(s.threads, us.shape[0] // 8))  # a few steps per thread at least
+        while len(self.spare) < n - 1:
+            self.spare.append(mujoco.MjData(self.m))
+        datas = [self.d, *self.spare[: n - 1]]
+        return fd_jacobians(self.m, (self.physics, self.substeps), datas, qs, vs, us, warm, s)
 
 
 def _backward(

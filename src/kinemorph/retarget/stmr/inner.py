@@ -182,14 +182,15 @@ def solve_inner(
     residual: StateResidual | None = None,
     control_residual: ControlResidual | None = None,
     jacobians: str = "step",
+    threads: int = 1,
 ) -> InnerResult:
     """Track qref (K + 1, nq), vref (K + 1, nv) from qref[0] (see the module docstring):
     iLQR over ``window_s`` from the committed state, ``commit_s`` of it committed, repeated.
     nominal_controls (K, nu): what effort is measured from (None: the target joint angles).
     state_hessian (K + 1, 2 nv, 2 nv): extra state cost (foot_hessians), or None; residual: a
     cost evaluated on the rollout itself (floor_cost.FloorSlipResidual), or None; control_residual:
-    one of the state and the control (torque_cost.TorqueResidual), or None; jacobians: the iLQR's
-    (optim.ilqr.IlqrSettings.jacobians)."""
+    one of the state and the control (torque_cost.TorqueResidual), or None; jacobians, threads: the
+    iLQR's (optim.ilqr.IlqrSettings)."""
     steps = qref.shape[0] - 1
     uref = qref[:-1, sm.qpos_index] if nominal_controls is None else nominal_controls
     ws, wu = tracking_weights(sm, steps, weights)
@@ -203,7 +204,12 @@ def solve_inner(
     warm = np.zeros(sm.model.nv)
     q_out[0], v_out[0] = x
     settings = IlqrSettings(
-        max_iterations=iterations, tolerance=1e-3, mu_init=1000.0, mu_min=100.0, jacobians=jacobians
+        max_iterations=iterations,
+        tolerance=1e-3,
+        mu_init=1000.0,
+        mu_min=100.0,
+        jacobians=jacobians,
+        threads=threads,
     )
     total_iters = 0
     a = 0

@@ -198,6 +198,7 @@ class _Problem:
             residual=self.residual(contacts),
             control_residual=self.torque,
             jacobians=self.cfg.jacobians,
+            threads=self.cfg.threads,
         )
         up = _upright(inner.qpos, qref)
         err = np.linalg.norm(inner.qpos[:, :3] - qref[:, :3], axis=1)
