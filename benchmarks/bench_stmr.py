@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_stmr.py                       # iLQR iterations per minute
     .venv/bin/python benchmarks/bench_stmr.py --clip dog_walk.bvh   # + whole pipeline, per stage and outer iteration
+    .venv/bin/python benchmarks/bench_stmr.py --threads 1           # the Jacobians on one thread
 
 Prints iLQR iterations per minute (target >= 20 on 200 steps), and for the clip the time of the
 reference, spatial and temporal stages and of each outer iteration (target: dog_walk onto Go2 in
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 
-def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> None:
+def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int, threads: int) -> None:
     from kinemorph.optim.ilqr import IlqrSettings, TrackingCost, ilqr
     from kinemorph.retarget import StmrConfig
     from kinemorph.retarget.stmr.dynamics import servo_model
@@ -43,19 +44,20 @@ def bench_ilqr(robot_name: str, steps: int, iterations: int, repeats: int) -> No
     cost = TrackingCost(qref, vref, w, u0, np.full((steps, m.nu), 10.0), control_residual=torque)
     rates = []
     for _ in range(repeats):
-        settings = IlqrSettings(max_iterations=iterations, tolerance=0.0, mu_init=1000.0, mu_min=100.0)
+        settings = IlqrSettings(max_iterations=iterations, tolerance=0.0, mu_init=1000.0, mu_min=100.0, threads=threads)
         start = time.perf_counter()
         res = ilqr(m, (q0, np.zeros(m.nv)), u0, cost, settings=settings, physics=(sm.physics, sm.substeps))
         rates.append(res.iterations / (time.perf_counter() - start) * 60)
     rates.sort()
     print(
-        f"iLQR {robot_name}, {steps} steps of {1000 * sm.dt:.1f} ms ({sm.substeps} physics steps each): "
+        f"iLQR {robot_name}, {steps} steps of {1000 * sm.dt:.1f} ms ({sm.substeps} physics steps each), "
+        f"Jacobians on {threads} thread{'s' if threads > 1 else ''}: "
         f"{rates[-1]:.0f} / {rates[len(rates) // 2]:.0f} "
         f"iterations per minute (best / median of {repeats}; target >= 20); cost {res.history[0]:.1f} -> {res.cost:.1f}"
     )
 
 
-def bench_pipeline(clip: Path, robot_name: str) -> None:
+def bench_pipeline(clip: Path, robot_name: str, threads: int) -> None:
     from kinemorph.motion import load_motion
     from kinemorph.retarget import StmrConfig, retarget
     from kinemorph.robots.robot import load_robot
@@ -63,10 +65,13 @@ def bench_pipeline(clip: Path, robot_name: str) -> None:
     motion = load_motion(clip)
     robot = load_robot(robot_name)
     start = time.perf_counter()
-    out = retarget(motion, robot, engine="stmr", config=StmrConfig())
+    out = retarget(motion, robot, engine="stmr", config=StmrConfig(threads=threads))
     total = time.perf_counter() - start
     info = out.info
-    print(f"STMR {clip.name} ({motion.num_frames / motion.fps:.1f} s) onto {robot_name}: {total:.1f} s in all")
+    print(
+        f"STMR {clip.name} ({motion.num_frames / motion.fps:.1f} s) onto {robot_name}, Jacobians on {threads} "
+        f"thread{'s' if threads > 1 else ''}: {total:.1f} s in all"
+    )
     for key in ("seconds_reference", "seconds_spatial", "seconds_temporal"):
         print(f"  {key[8:]:10s} {info[key]:8.2f} s")
     for h in info["outer"]:
@@ -97,10 +102,14 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--clip", default=None, help="a clip under $KINEMORPH_DATA/motions for the whole pipeline")
+    ap.add_argument("--threads", type=int, default=None, help="the iLQR's Jacobian threads (default: the engine's)")
     args = ap.parse_args()
-    bench_ilqr(args.robot, args.steps, args.iterations, args.repeats)
+    from kinemorph.retarget import StmrConfig
+
+    threads = StmrConfig().threads if args.threads is None else args.threads
+    bench_ilqr(args.robot, args.steps, args.iterations, args.repeats, threads)
     if args.clip:
-        bench_pipeline(Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions" / args.clip, args.robot)
+        bench_pipeline(Path(os.environ.get("KINEMORPH_DATA", ".")) / "motions" / args.clip, args.robot, threads)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,14 @@ def _outer_loop(judge, alternates=()):  # type: ignore[no-untyped-def]
     )
 
 
+def test_the_outer_loop_keeps_to_its_budget() -> None:
+    """outer_evaluations is the number of inner solves over alpha (3 here: the source timing, the
+    slowed guess, one of a CMA-ES generation of 2, cut short), then the polish; a generation that
+    would overrun the budget is not evaluated whole."""
+    out = _outer_loop(lambda candidate: ReplayScore(False, 0.01, 1.0, 0.0, True))
+    assert [h.evaluation for h in out.history] == [1, 2, 3, 4]
+
+
 def test_a_standing_candidate_wins_over_any_fall() -> None:
     """A judge that lets only the source timing (alpha 1, evaluated first) stand and makes every
     other candidate's fall nearly free: the outer loop still returns alpha 1."""

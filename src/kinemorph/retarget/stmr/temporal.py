@@ -313,8 +313,11 @@ def temporal_stage(
             }  # fmt: skip
             es = cma.CMAEvolutionStrategy(start, cfg.outer_sigma, opts)
             while not es.stop() and len(prob.history) < cfg.outer_evaluations:
-                xs = es.ask()
-                es.tell(xs, [objective(x) for x in xs])
+                xs = es.ask()[: cfg.outer_evaluations - len(prob.history)]  # the budget holds
+                values = [objective(x) for x in xs]
+                if len(xs) < cfg.outer_population:  # the budget's last generation, cut short
+                    break
+                es.tell(xs, values)
     assert prob.best is not None
     best = prob.best[1]
     if cfg.final_iterations > 0:  # polish the chosen alpha, warm-started from its own solution
