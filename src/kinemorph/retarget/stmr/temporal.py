@@ -313,9 +313,10 @@ def temporal_stage(
             }  # fmt: skip
             es = cma.CMAEvolutionStrategy(start, cfg.outer_sigma, opts)
             while not es.stop() and len(prob.history) < cfg.outer_evaluations:
-                xs = es.ask()[: cfg.outer_evaluations - len(prob.history)]  # the budget holds
+                asked = es.ask()
+                xs = asked[: cfg.outer_evaluations - len(prob.history)]  # the budget holds
                 values = [objective(x) for x in xs]
-                if len(xs) < cfg.outer_population:  # the budget's last generation, cut short
+                if len(xs) < len(asked):  # the budget's last generation, cut short: not told
                     break
                 es.tell(xs, values)
     assert prob.best is not None
